@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+// ib: turn books into a searchable, askable personal library from the shell.
+// Each stage is its own library that links only what that stage needs; each
+// tool is a thin executable over one of them. No third-party Swift packages:
+// start-up time and a fast clean build matter more than convenience.
+import PackageDescription
+
+// C kernels target x86-64-v3 (AVX2, FMA) as the baseline; wider paths are
+// selected at run time, never with -march=native.
+let cKernelFlags: [CSetting] = [.unsafeFlags(["-O3", "-march=x86-64-v3", "-fno-math-errno"])]
+
+let package = Package(
+    name: "ib",
+    products: [
+        .executable(name: "ib-parse", targets: ["ib-parse"]),
+        .executable(name: "ib-chunk", targets: ["ib-chunk"]),
+        .executable(name: "ib-embed", targets: ["ib-embed"]),
+        .executable(name: "ib-index", targets: ["ib-index"]),
+        .executable(name: "ib-search", targets: ["ib-search"]),
+        .executable(name: "ib-ask", targets: ["ib-ask"]),
+        .executable(name: "ib-capture", targets: ["ib-capture"]),
+    ],
+    targets: [
+        // MARK: core
+        .target(name: "CIBSupport", cSettings: cKernelFlags),
+        .target(name: "IBCore", dependencies: ["CIBSupport"]),
+        .target(name: "IBTokenizer", dependencies: ["IBCore"]),
+        .target(name: "IBChunk", dependencies: ["IBCore", "IBTokenizer"]),
+
+        // MARK: parsing (poppler, libxml2 and cmark stay in ib-parse only)
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "IBParse", dependencies: ["IBCore", "CPoppler", "CXML2", "CCmark", "CZlib"]),
+
+        // MARK: the model
+        .target(name: "CKernels", cSettings: cKernelFlags),
+        .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
+        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel"]),
+
+        // MARK: the library
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CIBVec", dependencies: ["CSQLite"],
+                cSettings: cKernelFlags + [.define("SQLITE_CORE"), .unsafeFlags(["-I/usr/include/json-c"])],
+                linkerSettings: [.linkedLibrary("json-c")]),
+        .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec"]),
+        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel"]),
+        .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch"]),
+        .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
+
+        // MARK: tools
+        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse"]),
+        .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"]),
+        .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
+        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBStore"]),
+        .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
+        .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk"]),
+        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
+
+        // MARK: tests
+        .testTarget(name: "IBCoreTests", dependencies: ["IBCore"]),
+        .testTarget(name: "IBTokenizerTests", dependencies: ["IBTokenizer"]),
+        .testTarget(name: "IBChunkTests", dependencies: ["IBChunk", "IBTokenizer"]),
+        .testTarget(name: "IBParseTests", dependencies: ["IBParse"]),
+        .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed"]),
+        .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
+        .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
+        .testTarget(name: "IBAskTests", dependencies: ["IBAsk"]),
+        .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

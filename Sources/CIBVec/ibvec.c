@@ -1,0 +1,1 @@
+#include "ibvec.h"

@@ -1,0 +1,1 @@
+/* ibvec: work in progress. */

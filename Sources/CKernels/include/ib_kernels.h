@@ -1,0 +1,1 @@
+/* CKernels: work in progress. */

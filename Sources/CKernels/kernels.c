@@ -1,0 +1,1 @@
+#include "ib_kernels.h"

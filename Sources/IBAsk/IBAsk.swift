@@ -1,0 +1,1 @@
+// IBAsk: work in progress.

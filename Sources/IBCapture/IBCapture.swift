@@ -1,0 +1,1 @@
+// IBCapture: work in progress.

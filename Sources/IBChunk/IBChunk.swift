@@ -1,0 +1,1 @@
+// IBChunk: work in progress.

@@ -1,0 +1,334 @@
+// The records every stage reads and writes: one JSON object per line, each
+// with a `type`. Field names are snake_case and documented in man/man7/ib.7.
+// Fields a stage does not know are kept and written back unchanged.
+
+/// Why a record could not be read; the reader adds FILE:LINE.
+public struct RecordError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Reads typed fields out of a record object with messages that name the field.
+struct FieldReader {
+    let object: JSONObject
+    let type: String
+
+    func string(_ key: String) throws(RecordError) -> String {
+        guard let value = object[key] else { throw RecordError("\(type) record: missing field '\(key)'") }
+        guard let string = value.stringValue else { throw RecordError("\(type) record: field '\(key)' must be a string") }
+        return string
+    }
+
+    func optionalString(_ key: String) throws(RecordError) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let string = value.stringValue else { throw RecordError("\(type) record: field '\(key)' must be a string") }
+        return string
+    }
+
+    func int(_ key: String) throws(RecordError) -> Int {
+        guard let value = object[key] else { throw RecordError("\(type) record: missing field '\(key)'") }
+        guard let int = value.intValue else { throw RecordError("\(type) record: field '\(key)' must be an integer") }
+        return int
+    }
+
+    func optionalInt(_ key: String) throws(RecordError) -> Int? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let int = value.intValue else { throw RecordError("\(type) record: field '\(key)' must be an integer") }
+        return int
+    }
+
+    func strings(_ key: String) throws(RecordError) -> [String] {
+        guard let value = object[key], !value.isNull else { return [] }
+        if let single = value.stringValue { return [single] }
+        guard let array = value.arrayValue else { throw RecordError("\(type) record: field '\(key)' must be an array of strings") }
+        var out: [String] = []
+        for item in array {
+            guard let s = item.stringValue else { throw RecordError("\(type) record: field '\(key)' must be an array of strings") }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// Everything not in `known`, to be written back out unchanged.
+    func extra(known: Set<String>) -> JSONObject {
+        var extra = JSONObject()
+        for entry in object.entries where !known.contains(entry.key) { extra[entry.key] = entry.value }
+        return extra
+    }
+}
+
+// MARK: - book
+
+public struct BookRecord: Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var authors: [String]
+    public var language: String?
+    public var format: String
+    public var source: String
+    public var sha256: String
+    public var pageCount: Int
+    public var extra = JSONObject()
+
+    public init(id: String, title: String, authors: [String], language: String?, format: String,
+                source: String, sha256: String, pageCount: Int) {
+        self.id = id; self.title = title; self.authors = authors; self.language = language
+        self.format = format; self.source = source; self.sha256 = sha256; self.pageCount = pageCount
+    }
+
+    /// Book ids derive from the content hash: the same bytes always get the same id.
+    public static func id(forSHA256 sha256: String) -> String { String(sha256.prefix(16)) }
+
+    static let known: Set<String> = ["type", "id", "title", "authors", "language", "format", "source", "sha256", "page_count"]
+
+    public init(_ object: JSONObject) throws(RecordError) {
+        let r = FieldReader(object: object, type: "book")
+        id = try r.string("id")
+        if id.isEmpty { throw RecordError("book record: field 'id' is empty") }
+        title = try r.string("title")
+        authors = try r.strings("authors")
+        language = try r.optionalString("language")
+        format = try r.optionalString("format") ?? "unknown"
+        source = try r.optionalString("source") ?? ""
+        sha256 = try r.optionalString("sha256") ?? ""
+        pageCount = try r.optionalInt("page_count") ?? 0
+        extra = r.extra(known: Self.known)
+    }
+
+    public var json: JSON {
+        var o = JSONObject()
+        o["type"] = "book"
+        o["id"] = .string(id)
+        o["title"] = .string(title)
+        o["authors"] = JSON(authors)
+        o["language"] = JSON(language)
+        o["format"] = .string(format)
+        o["source"] = .string(source)
+        o["sha256"] = .string(sha256)
+        o["page_count"] = JSON(pageCount)
+        for entry in extra.entries { o[entry.key] = entry.value }
+        return .object(o)
+    }
+}
+
+// MARK: - page
+
+public struct PageRecord: Sendable, Equatable {
+    public var bookID: String
+    /// Physical page number, from 1.
+    public var page: Int
+    /// The printed page label ("iv", "23") where the source defines one.
+    public var label: String?
+    public var sectionIndex: Int?
+    public var sectionTitle: String?
+    public var text: String
+    public var extra = JSONObject()
+
+    public init(bookID: String, page: Int, label: String? = nil, sectionIndex: Int? = nil,
+                sectionTitle: String? = nil, text: String) {
+        self.bookID = bookID; self.page = page; self.label = label
+        self.sectionIndex = sectionIndex; self.sectionTitle = sectionTitle; self.text = text
+    }
+
+    static let known: Set<String> = ["type", "book_id", "page", "label", "section_index", "section_title", "text"]
+
+    public init(_ object: JSONObject) throws(RecordError) {
+        let r = FieldReader(object: object, type: "page")
+        bookID = try r.string("book_id")
+        page = try r.int("page")
+        if page < 1 { throw RecordError("page record: field 'page' must be 1 or more") }
+        label = try r.optionalString("label")
+        sectionIndex = try r.optionalInt("section_index")
+        sectionTitle = try r.optionalString("section_title")
+        text = try r.string("text")
+        extra = r.extra(known: Self.known)
+    }
+
+    public var json: JSON {
+        var o = JSONObject()
+        o["type"] = "page"
+        o["book_id"] = .string(bookID)
+        o["page"] = JSON(page)
+        o["label"] = JSON(label)
+        o["section_index"] = JSON(sectionIndex)
+        o["section_title"] = JSON(sectionTitle)
+        o["text"] = .string(text)
+        for entry in extra.entries { o[entry.key] = entry.value }
+        return .object(o)
+    }
+}
+
+// MARK: - chunk
+
+public enum EmbeddingEncoding: String, Sendable {
+    case floats     // a JSON array of numbers
+    case base64     // little-endian float32, base64
+}
+
+public struct ChunkRecord: Sendable, Equatable {
+    public var bookID: String
+    /// Position of the chunk in its book, from 0.
+    public var index: Int
+    public var startPage: Int
+    public var endPage: Int
+    /// Unicode scalar offset into start_page's text where the chunk begins.
+    public var startOffset: Int
+    /// Unicode scalar offset into end_page's text where the chunk ends (exclusive).
+    public var endOffset: Int
+    public var tokenCount: Int
+    public var text: String
+    public var embedding: [Float]?
+    public var model: String?
+    public var extra = JSONObject()
+
+    public init(bookID: String, index: Int, startPage: Int, endPage: Int, startOffset: Int, endOffset: Int,
+                tokenCount: Int, text: String, embedding: [Float]? = nil, model: String? = nil) {
+        self.bookID = bookID; self.index = index; self.startPage = startPage; self.endPage = endPage
+        self.startOffset = startOffset; self.endOffset = endOffset; self.tokenCount = tokenCount
+        self.text = text; self.embedding = embedding; self.model = model
+    }
+
+    /// Stable across runs: the same book and index always name the same chunk.
+    public var id: String { "\(bookID):\(index)" }
+
+    static let known: Set<String> = ["type", "book_id", "index", "start_page", "end_page", "start_offset",
+                                     "end_offset", "token_count", "text", "embedding", "model", "dim"]
+
+    public init(_ object: JSONObject) throws(RecordError) {
+        let r = FieldReader(object: object, type: "chunk")
+        bookID = try r.string("book_id")
+        index = try r.int("index")
+        startPage = try r.int("start_page")
+        endPage = try r.int("end_page")
+        if endPage < startPage { throw RecordError("chunk record: end_page \(endPage) is before start_page \(startPage)") }
+        startOffset = try r.optionalInt("start_offset") ?? 0
+        endOffset = try r.optionalInt("end_offset") ?? 0
+        tokenCount = try r.optionalInt("token_count") ?? 0
+        text = try r.string("text")
+        model = try r.optionalString("model")
+        extra = r.extra(known: Self.known)
+        embedding = try Self.readEmbedding(object["embedding"])
+        if let embedding, let dim = try r.optionalInt("dim"), dim != embedding.count {
+            throw RecordError("chunk record: 'dim' is \(dim) but the embedding has \(embedding.count) values")
+        }
+    }
+
+    static func readEmbedding(_ value: JSON?) throws(RecordError) -> [Float]? {
+        guard let value, !value.isNull else { return nil }
+        if let text = value.stringValue {
+            guard let bytes = Base64.decode(text), bytes.count % 4 == 0 else {
+                throw RecordError("chunk record: 'embedding' is not base64 of little-endian float32 values")
+            }
+            let floats = bytes.withUnsafeBytes { raw in
+                (0..<bytes.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            }
+            guard floats.allSatisfy(\.isFinite) else { throw RecordError("chunk record: 'embedding' has NaN or infinite values") }
+            return floats
+        }
+        guard let array = value.arrayValue else { throw RecordError("chunk record: 'embedding' must be an array of numbers or a base64 string") }
+        var floats: [Float] = []
+        floats.reserveCapacity(array.count)
+        for item in array {
+            guard let n = item.doubleValue else { throw RecordError("chunk record: 'embedding' must hold only numbers") }
+            let f = Float(n)
+            guard f.isFinite else { throw RecordError("chunk record: 'embedding' has NaN or infinite values") }
+            floats.append(f)
+        }
+        return floats
+    }
+
+    /// Writes the record as one JSON line (without the newline).
+    public func write(to out: inout [UInt8], encoding: EmbeddingEncoding = .floats) {
+        var o = JSONObject()
+        o["type"] = "chunk"
+        o["book_id"] = .string(bookID)
+        o["index"] = JSON(index)
+        o["start_page"] = JSON(startPage)
+        o["end_page"] = JSON(endPage)
+        o["start_offset"] = JSON(startOffset)
+        o["end_offset"] = JSON(endOffset)
+        o["token_count"] = JSON(tokenCount)
+        o["text"] = .string(text)
+        for entry in extra.entries { o[entry.key] = entry.value }
+        var head: [UInt8] = []
+        JSON.object(o).write(to: &head)
+        guard let embedding else { out.append(contentsOf: head); return }
+        // The embedding is written directly: 384 floats through the JSON enum would dominate.
+        head.removeLast()  // "}"
+        out.append(contentsOf: head)
+        if let model {
+            out.append(contentsOf: ",\"model\":".utf8)
+            JSON.writeString(model, to: &out)
+        }
+        out.append(contentsOf: ",\"dim\":\(embedding.count),\"embedding\":".utf8)
+        switch encoding {
+        case .floats:
+            out.append(UInt8(ascii: "["))
+            for (i, value) in embedding.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.writeFloat(value, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .base64:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(embedding.count * 4)
+            for value in embedding {
+                let bits = value.bitPattern.littleEndian
+                bytes.append(UInt8(truncatingIfNeeded: bits)); bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 16)); bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
+            }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(bytes).utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    public var json: JSON {
+        var out: [UInt8] = []
+        write(to: &out)
+        return try! JSON.parse(out)
+    }
+}
+
+// MARK: - any record
+
+/// One line of a record stream, typed where a stage knows the type.
+public enum Record: Sendable {
+    case book(BookRecord)
+    case page(PageRecord)
+    case chunk(ChunkRecord)
+    /// A type this build does not model; passed through unchanged.
+    case other(type: String, object: JSONObject)
+
+    public init(_ json: JSON) throws(RecordError) {
+        guard let object = json.objectValue else { throw RecordError("a record must be a JSON object") }
+        guard let typeValue = object["type"] else { throw RecordError("record has no 'type' field") }
+        guard let type = typeValue.stringValue else { throw RecordError("record field 'type' must be a string") }
+        switch type {
+        case "book": self = .book(try BookRecord(object))
+        case "page": self = .page(try PageRecord(object))
+        case "chunk": self = .chunk(try ChunkRecord(object))
+        default: self = .other(type: type, object: object)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .book: "book"
+        case .page: "page"
+        case .chunk: "chunk"
+        case .other(let type, _): type
+        }
+    }
+
+    public func write(to out: inout [UInt8], encoding: EmbeddingEncoding = .floats) {
+        switch self {
+        case .book(let book): book.json.write(to: &out)
+        case .page(let page): page.json.write(to: &out)
+        case .chunk(let chunk): chunk.write(to: &out, encoding: encoding)
+        case .other(_, let object): JSON.object(object).write(to: &out)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// IBEmbed: work in progress.

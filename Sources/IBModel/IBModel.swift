@@ -1,0 +1,1 @@
+// IBModel: work in progress.

@@ -1,0 +1,1 @@
+// IBParse: work in progress.

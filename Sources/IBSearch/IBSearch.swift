@@ -1,0 +1,1 @@
+// IBSearch: work in progress.

@@ -1,0 +1,1 @@
+// IBStore: work in progress.

@@ -1,0 +1,1 @@
+// IBTokenizer: work in progress.

@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-ask") { throw IBError("not built yet") }

@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-capture") { throw IBError("not built yet") }

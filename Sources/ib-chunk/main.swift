@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-chunk") { throw IBError("not built yet") }

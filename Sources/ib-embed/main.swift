@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-embed") { throw IBError("not built yet") }

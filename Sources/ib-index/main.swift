@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-index") { throw IBError("not built yet") }

@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-parse") { throw IBError("not built yet") }

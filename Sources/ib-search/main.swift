@@ -1,0 +1,2 @@
+import IBCore
+runTool("ib-search") { throw IBError("not built yet") }
