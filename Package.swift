@@ -26,18 +26,20 @@ let package = Package(
         .target(name: "IBCore", dependencies: ["CIBSupport"]),
         .target(name: "IBTokenizer", dependencies: ["IBCore"]),
         .target(name: "IBChunk", dependencies: ["IBCore", "IBTokenizer"]),
+        // HTTP with FoundationNetworking: streaming, retries, timeouts. Only the tools that talk to the network link it.
+        .target(name: "IBHTTP", dependencies: ["IBCore"]),
 
         // MARK: parsing (poppler, libxml2 and cmark stay in ib-parse only)
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "IBParse", dependencies: ["IBCore", "CPoppler", "CXML2", "CCmark", "CZlib"]),
+        .target(name: "IBParse", dependencies: ["IBCore", "IBHTTP", "CPoppler", "CXML2", "CCmark", "CZlib"]),
 
         // MARK: the model
         .target(name: "CKernels", cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
-        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel"]),
+        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "CSQLite"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -46,7 +48,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec"]),
         .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel"]),
-        .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch"]),
+        .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
 
         // MARK: tools
@@ -59,15 +61,19 @@ let package = Package(
         .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
 
         // MARK: tests
+        // A real HTTP/1.1 server on 127.0.0.1 for provider and URL tests.
+        .target(name: "IBTestSupport", dependencies: ["IBCore"], path: "Tests/Support"),
         .testTarget(name: "IBCoreTests", dependencies: ["IBCore"]),
         .testTarget(name: "IBTokenizerTests", dependencies: ["IBTokenizer"]),
         .testTarget(name: "IBChunkTests", dependencies: ["IBChunk", "IBTokenizer"]),
-        .testTarget(name: "IBParseTests", dependencies: ["IBParse"]),
-        .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed"]),
+        .testTarget(name: "IBParseTests", dependencies: ["IBParse", "IBTestSupport"]),
+        .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
-        .testTarget(name: "IBAskTests", dependencies: ["IBAsk"]),
+        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
+        .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
+        .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

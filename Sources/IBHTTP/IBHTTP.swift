@@ -1,0 +1,1 @@
+// IBHTTP: work in progress.

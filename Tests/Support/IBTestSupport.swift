@@ -1,0 +1,1 @@
+// IBTestSupport: work in progress.
