@@ -1,2 +1,65 @@
+import IBChunk
 import IBCore
-runTool("ib-chunk") { throw IBError("not built yet") }
+import IBTokenizer
+
+let help = """
+Usage: ib-chunk [OPTIONS] [FILE...]
+       ib-chunk --tokenize [FILE...]
+
+Reads book and page records (from ib-parse) and writes them back out, each
+book followed by its chunk records: paragraph-aware pieces sized in the
+embedding model's tokens, with exact page ranges. Other record types pass
+through unchanged. FILE defaults to standard input; "-" is standard input.
+
+Options:
+  --size N           chunk size in tokens, [CLS] and [SEP] included
+                     (default: the model's max_seq_length, 256 for MiniLM)
+  --overlap N[%]     tokens shared with the previous chunk, or a percentage
+                     of --size (default: 15%)
+  --tokenizer KIND   "model" (default) sizes in model tokens; "words" sizes
+                     in whitespace-separated words (default size 400), for
+                     providers with long contexts, and needs no model
+  --no-pages         drop page records from the output
+  --model-dir DIR    the model folder (default: $IB_MODEL_DIR, else
+                     $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
+  --tokenize         read text (one per line, or {"text": ...} records) and
+                     write {"text", "input_ids", "tokens"} per line
+  -h, --help         show this help
+      --version      show the version
+
+Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
+2 usage error. See ib-chunk(1) and ib(7).
+"""
+
+runTool("ib-chunk") {
+    let args = try Arguments(Array(CommandLine.arguments.dropFirst()), options: [
+        .init("size", takesValue: true), .init("overlap", takesValue: true), .init("tokenizer", takesValue: true),
+        .init("model-dir", takesValue: true), .init("no-pages"), .init("tokenize"),
+        .init("help", short: "h"), .init("version"),
+    ])
+    if args.has("help") { print(help); return }
+    if args.has("version") { print("ib-chunk \(ibVersion)"); return }
+    let modelDirectory = Config.modelDirectory(flag: args.value("model-dir"))
+
+    if args.has("tokenize") {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory)
+        try TokenizeCommand(tokenizer: tokenizer).run(paths: args.positionals)
+        return
+    }
+
+    let unit: ChunkerOptions.Unit = try args.choice("tokenizer", ["model", "words"]) == "words" ? .words : .tokens
+    let tokenizer = unit == .tokens ? try WordPieceTokenizer(modelDirectory: modelDirectory) : nil
+    let size = try args.int("size", min: 1) ?? (unit == .tokens ? try ModelFolder.maxSequenceLength(directory: modelDirectory) : 400)
+    var overlap = ChunkerOptions.defaultOverlap(size: size)
+    if let text = args.value("overlap") {
+        if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0 {
+            overlap = Int((Double(size) * percent / 100).rounded())
+        } else if let tokens = Int(text), tokens >= 0 {
+            overlap = tokens
+        } else {
+            throw IBError.usage("--overlap needs a number of tokens or a percentage, not '\(text)'")
+        }
+    }
+    let chunker = try Chunker(tokenizer: tokenizer, options: ChunkerOptions(size: size, overlap: overlap, unit: unit))
+    try ChunkStream(chunker: chunker, keepPages: !args.has("no-pages")).run(paths: args.positionals)
+}

@@ -1,1 +1,0 @@
-// IBChunk: work in progress.

@@ -1,1 +1,0 @@
-// IBTokenizer: work in progress.

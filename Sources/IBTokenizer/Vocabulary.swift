@@ -1,0 +1,105 @@
+// The WordPiece vocabulary: vocab.txt, one token per line, id = line number.
+// Looked up by UTF-8 bytes in an open-addressing table, so tokenising never
+// builds a String per candidate piece.
+import IBCore
+
+public struct Vocabulary: Sendable {
+    /// All token bytes, back to back.
+    private let storage: [UInt8]
+    private let starts: [Int32]
+    private let lengths: [Int32]
+    /// Slots hold id + 1; 0 is empty.
+    private let slots: [Int32]
+    private let mask: Int
+
+    public var count: Int { starts.count }
+
+    public init(path: String) throws(IBError) {
+        let bytes = try FileSystem.read(path, limit: 64 << 20)
+        var storage: [UInt8] = []
+        storage.reserveCapacity(bytes.count)
+        var starts: [Int32] = [], lengths: [Int32] = []
+        var lineStart = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
+            var lineEnd = i
+            if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            if i == bytes.count && lineEnd == lineStart { break }  // no trailing empty token
+            starts.append(Int32(storage.count))
+            lengths.append(Int32(lineEnd - lineStart))
+            storage.append(contentsOf: bytes[lineStart..<lineEnd])
+            lineStart = i + 1
+        }
+        guard !starts.isEmpty else { throw IBError("\(path): empty vocabulary") }
+        var size = 1
+        while size < starts.count * 3 { size <<= 1 }
+        var slots = [Int32](repeating: 0, count: size)
+        storage.withUnsafeBufferPointer { s in
+            for id in (0..<starts.count).reversed() {  // first occurrence wins
+                let piece = UnsafeBufferPointer(rebasing: s[Int(starts[id])..<Int(starts[id] + lengths[id])])
+                var slot = Int(truncatingIfNeeded: Vocabulary.hash(piece, seed: Vocabulary.fnvOffset)) & (size - 1)
+                while slots[slot] != 0 {
+                    let other = Int(slots[slot] - 1)
+                    if lengths[other] == lengths[id] && memcmp(s.baseAddress! + Int(starts[other]), piece.baseAddress!, piece.count) == 0 { break }
+                    slot = (slot + 1) & (size - 1)
+                }
+                slots[slot] = Int32(id + 1)
+            }
+        }
+        self.storage = storage
+        self.starts = starts
+        self.lengths = lengths
+        self.slots = slots
+        self.mask = size - 1
+    }
+
+    static let fnvOffset: UInt64 = 0xcbf29ce484222325
+
+    @inline(__always)
+    static func mix(_ h: UInt64, _ byte: UInt8) -> UInt64 { (h ^ UInt64(byte)) &* 0x100000001b3 }
+
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+        var h = seed
+        for b in bytes { h = mix(h, b) }
+        return h ^ (h >> 29)
+    }
+
+    /// The id of `piece`, or of "##" + `piece` when `continuation` is set.
+    @inline(__always)
+    public func id(of piece: UnsafeBufferPointer<UInt8>, continuation: Bool) -> Int32? {
+        let prefix = continuation ? 2 : 0
+        // Hash as if "##" had been prepended, without building the string.
+        let seed = continuation ? Vocabulary.mix(Vocabulary.mix(Vocabulary.fnvOffset, 0x23), 0x23) : Vocabulary.fnvOffset
+        let h = Vocabulary.hash(piece, seed: seed)
+        var slot = Int(truncatingIfNeeded: h) & mask
+        return storage.withUnsafeBufferPointer { s -> Int32? in
+            while true {
+                let entry = slots[slot]
+                if entry == 0 { return nil }
+                let id = Int(entry - 1)
+                if Int(lengths[id]) == piece.count + prefix {
+                    let start = s.baseAddress! + Int(starts[id])
+                    if (!continuation || (start[0] == 0x23 && start[1] == 0x23))
+                        && memcmp(start + prefix, piece.baseAddress!, piece.count) == 0 {
+                        return Int32(id)
+                    }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    public func id(of token: String) -> Int32? {
+        var token = token
+        return token.withUTF8 { id(of: $0, continuation: false) }
+    }
+
+    public func token(_ id: Int32) -> String {
+        guard id >= 0, Int(id) < starts.count else { return "[UNK]" }
+        return String(decoding: storage[Int(starts[Int(id)])..<Int(starts[Int(id)] + lengths[Int(id)])], as: UTF8.self)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

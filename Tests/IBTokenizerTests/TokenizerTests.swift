@@ -1,0 +1,64 @@
+import XCTest
+import IBCore
+@testable import IBTokenizer
+
+/// The repository's own fixtures, found from this file's path.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../shared/fixtures").standardized.path
+
+func modelDirectory() throws -> String {
+    let dir = Config.modelDirectory()
+    guard FileManager.default.fileExists(atPath: dir + "/vocab.txt") else {
+        throw XCTSkip("model not installed: run scripts/fetch-model")
+    }
+    return dir
+}
+
+final class TokenizerParityTests: XCTestCase {
+    /// 80 texts with ids from the original tokenizer: every id must match.
+    func testReferenceIdsMatchExactly() throws {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
+        var checked = 0
+        var mismatches: [String] = []
+        try RecordReader.forEachJSON(path: fixtures + "/minilm/tokens.jsonl") { json in
+            let text = json["text"]!.stringValue!
+            let expected = json["input_ids"]!.arrayValue!.map { Int32($0.intValue!) }
+            let got = tokenizer.encode(text, maxLength: 256)
+            if got != expected {
+                mismatches.append("\(text.prefix(60).debugDescription): got \(tokenizer.tokens(got).prefix(30)) expected \(tokenizer.tokens(expected).prefix(30))")
+            }
+            checked += 1
+        }
+        XCTAssertEqual(checked, 80)
+        XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
+    }
+
+    func testCountMatchesEncode() throws {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
+        let text = "The Adventures of Sherlock Holmes — “A Scandal in Bohemia”. 我喜欢读书。"
+        XCTAssertEqual(tokenizer.countTokens(text) + 2, tokenizer.encode(text).count)
+    }
+
+    func testTruncationKeepsSep() throws {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
+        let ids = tokenizer.encode(String(repeating: "word ", count: 600), maxLength: 256)
+        XCTAssertEqual(ids.count, 256)
+        XCTAssertEqual(ids.first, tokenizer.clsID)
+        XCTAssertEqual(ids.last, tokenizer.sepID)
+    }
+
+    func testMissingVocabularyNamesFetchModel() {
+        XCTAssertThrowsError(try WordPieceTokenizer(modelDirectory: "/nonexistent")) { error in
+            XCTAssertTrue("\(error)".contains("scripts/fetch-model"))
+        }
+    }
+}
+
+extension RecordReader {
+    /// Test helper: each line of a JSONL file as JSON.
+    static func forEachJSON(path: String, _ body: (JSON) throws -> Void) throws {
+        try LineReader(path: path).forEachLine { line in
+            if line.isEmpty { return }
+            try body(JSON.parse(line))
+        }
+    }
+}
