@@ -1,2 +1,104 @@
+// ib-parse: books in (text, Markdown, HTML, PDF, EPUB, DOCX, URLs), one
+// `book` record and its `page` records out per input.
 import IBCore
-runTool("ib-parse") { throw IBError("not built yet") }
+import IBParse
+
+let help = """
+Usage: ib-parse [OPTIONS] FILE|URL|- ...
+
+Write one `book` record, then its `page` records, for each input, as JSON Lines
+on stdout. Inputs are processed in order; an input that fails is reported on
+stderr and skipped (none of its records are written), the others go on.
+
+Formats, detected from the content (not only the extension):
+  text      UTF-8 (BOM accepted), UTF-16 with a BOM; CRLF and CR become LF
+  markdown  CommonMark + GFM tables; headings start sections
+  html      all visible text; <title> and <meta name="author">; headings start sections
+  pdf       one page per physical page, printed page labels, hyphenation joined
+  epub      EPUB 2 and 3, spine order; print pages from page-list/pageList
+  docx      paragraphs and tables; headings start sections; page breaks
+  URL       http(s): format from Content-Type (HTML, text, Markdown, PDF, EPUB)
+
+Pages: a format's own pages where it has them (PDF pages, EPUB print pages,
+DOCX page breaks); otherwise estimated pages of about 2,000 characters, cut at
+a paragraph or line break near the target, else at a space, never inside a
+word. A section (chapter, spine document or heading) starts a new page; each
+page carries section_index and section_title.
+
+Options:
+  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx
+                         (needed for - only when detection cannot tell)
+      --title TITLE      the book's title (default: the document's, else the file name)
+      --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
+      --page-chars N     target characters per estimated page (default 2000)
+      --timeout SECONDS  URL fetch timeout (default 30)
+      --max-bytes N      URL download size cap (default 268435456)
+  -h, --help             show this help
+      --version          show the version
+
+Exit status: 0 all inputs parsed; 1 an input failed (drm_protected,
+password_protected, corrupt, unsafe, unreadable); 2 usage error;
+4 network failure fetching a URL.
+"""
+
+runTool("ib-parse") {
+    let args = try Arguments(Array(CommandLine.arguments.dropFirst()), options: [
+        .init("format", short: "f", takesValue: true), .init("title", takesValue: true),
+        .init("encoding", takesValue: true), .init("page-chars", takesValue: true),
+        .init("timeout", takesValue: true), .init("max-bytes", takesValue: true),
+        .init("help", short: "h"), .init("version"),
+    ])
+    if args.has("help") { print(help); return }
+    if args.has("version") { print("ib-parse \(ibVersion)"); return }
+    var options = ParseOptions()
+    if let name = args.value("format") {
+        guard let format = BookFormat(name: name) else {
+            throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, not '\(name)'")
+        }
+        options.format = format
+    }
+    if let name = args.value("encoding") {
+        guard let encoding = TextEncoding(name: name) else {
+            throw IBError.usage("--encoding must be one of utf-8, utf-16le, utf-16be, latin1, windows-1252, not '\(name)'")
+        }
+        options.encoding = encoding
+    }
+    options.title = args.value("title")
+    if let n = try args.int("page-chars", min: 100) { options.pageCharacters = n }
+    if let t = try args.double("timeout") {
+        guard t > 0 else { throw IBError.usage("--timeout must be positive") }
+        options.timeoutSeconds = t
+    }
+    if let n = try args.int("max-bytes", min: 1) { options.maxDownloadBytes = n }
+    guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
+    if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
+
+    var failed = 0
+    var networkFailed = false
+    let out = OutputStream.standardOutput
+    for name in args.positionals {
+        do {
+            let input: InputSource
+            if name == "-" {
+                input = try InputSource.standardInput()
+            } else if URLFetch.isURL(name) {
+                input = try URLFetch.fetch(name, options: options)
+            } else {
+                input = try InputSource.file(name)
+            }
+            let (book, pages) = try Parser.parse(input, options: options)
+            out.writeRecord(.book(book))
+            for page in pages { out.writeRecord(.page(page)) }
+        } catch {
+            failed += 1
+            if let e = error as? ParseError, e.kind == "network" { networkFailed = true }
+            out.flush()
+            printError("ib-parse: \(name): \(error)")
+        }
+    }
+    out.flush()
+    if failed > 0 {
+        throw IBError("\(failed) of \(args.positionals.count) input\(args.positionals.count == 1 ? "" : "s") failed",
+                      code: networkFailed && failed == args.positionals.count ? .provider : .failure)
+    }
+}

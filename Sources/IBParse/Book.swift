@@ -1,0 +1,82 @@
+// The parsed form of one input before it becomes records: a book's metadata
+// and its pages. Every format parser (one file each) produces a ParsedBook.
+import IBCore
+
+/// The formats ib-parse reads. The raw value is the `format` field of the book record.
+public enum BookFormat: String, Sendable, CaseIterable {
+    case text, markdown, html, pdf, epub, docx
+
+    /// Names accepted by --format.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "text", "txt", "plain": self = .text
+        case "markdown", "md": self = .markdown
+        case "html", "htm", "xhtml": self = .html
+        case "pdf": self = .pdf
+        case "epub": self = .epub
+        case "docx": self = .docx
+        default: return nil
+        }
+    }
+}
+
+public struct ParsedPage: Sendable, Equatable {
+    public var label: String?
+    public var sectionIndex: Int?
+    public var sectionTitle: String?
+    public var text: String
+    public init(label: String? = nil, sectionIndex: Int? = nil, sectionTitle: String? = nil, text: String) {
+        self.label = label; self.sectionIndex = sectionIndex; self.sectionTitle = sectionTitle; self.text = text
+    }
+}
+
+public struct ParsedBook: Sendable {
+    public var title: String?
+    public var authors: [String] = []
+    public var language: String?
+    public var format: BookFormat
+    public var pages: [ParsedPage] = []
+    /// Problems that did not fail the book (a PDF page that could not be extracted).
+    public var warnings: [String] = []
+    public init(format: BookFormat) { self.format = format }
+}
+
+/// Why an input could not be parsed. `kind` is a stable machine word for some
+/// errors (`drm_protected`, `password_protected`); the message is for people.
+public struct ParseError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var kind: String?
+    public init(_ message: String, kind: String? = nil) { self.message = message; self.kind = kind }
+    public var description: String { kind.map { "\($0): \(message)" } ?? message }
+}
+
+/// Options shared by every format.
+public struct ParseOptions: Sendable {
+    /// Target length of an estimated page, in characters (Unicode scalars).
+    public var pageCharacters = Pagination.defaultTarget
+    /// Forces a text encoding for plain text (utf-8, utf-16le, utf-16be, latin1).
+    public var encoding: TextEncoding?
+    public var title: String?
+    public var format: BookFormat?
+    /// URL fetching limits.
+    public var timeoutSeconds: Double = 30
+    public var maxDownloadBytes = 256 << 20
+    public init() {}
+}
+
+extension String {
+    /// Collapses runs of white space to one space and trims the ends.
+    var collapsedWhitespace: String {
+        var out = ""
+        var pendingSpace = false
+        for scalar in unicodeScalars {
+            if scalar.properties.isWhitespace {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.unicodeScalars.append(" "); pendingSpace = false }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,1 +1,0 @@
-// IBParse: work in progress.

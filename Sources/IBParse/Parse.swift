@@ -1,0 +1,113 @@
+// The driver: read an input (a file, stdin or a URL), detect its format,
+// hand it to that format's parser, and turn the result into one book record
+// and its page records. A book's records are built in full before any is
+// written, so a book that fails writes nothing.
+import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bytes of one input and what is known about where they came from.
+public struct InputSource: Sendable {
+    /// How the input is named in messages (the path or URL as given).
+    public var name: String
+    /// The book record's `source`.
+    public var source: String
+    public var bytes: [UInt8]
+    /// The file name's extension (without the dot), lower-case.
+    public var extensionHint: String?
+    /// The title to use when the document has none (the file name or the URL's last path segment).
+    public var fallbackTitle: String
+    /// The HTTP Content-Type, for URLs.
+    public var contentType: String?
+
+    public init(name: String, source: String, bytes: [UInt8], extensionHint: String?, fallbackTitle: String, contentType: String? = nil) {
+        self.name = name; self.source = source; self.bytes = bytes; self.extensionHint = extensionHint
+        self.fallbackTitle = fallbackTitle; self.contentType = contentType
+    }
+
+    static let maxFileBytes = 2 << 30
+
+    /// Reads a file in full. Directories, missing files and unreadable files are errors.
+    public static func file(_ path: String) throws(ParseError) -> InputSource {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw ParseError(String(cString: strerror(errno)).lowercased()) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ParseError(String(cString: strerror(errno)).lowercased()) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw ParseError("is a directory") }
+        if Int(st.st_size) > maxFileBytes { throw ParseError("file is too large (\(st.st_size) bytes)") }
+        let bytes = try readAll(fd, sizeHint: Int(st.st_size))
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var stem = base, ext: String? = nil
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex {
+            stem = String(base[..<dot]); ext = String(base[base.index(after: dot)...]).lowercased()
+        }
+        var resolved = path
+        if let real = realpath(path, nil) { resolved = String(cString: real); free(real) }
+        return InputSource(name: path, source: resolved, bytes: bytes, extensionHint: ext,
+                           fallbackTitle: stem.isEmpty ? base : stem)
+    }
+
+    public static func standardInput() throws(ParseError) -> InputSource {
+        InputSource(name: "-", source: "-", bytes: try readAll(0, sizeHint: 1 << 16), extensionHint: nil, fallbackTitle: "stdin")
+    }
+
+    static func readAll(_ fd: Int32, sizeHint: Int) throws(ParseError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: max(sizeHint, 4096) + 1)
+        var count = 0
+        while true {
+            if count == out.count {
+                if out.count > maxFileBytes { throw ParseError("input is too large") }
+                out.append(contentsOf: repeatElement(0, count: out.count))
+            }
+            let n = out.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ParseError(String(cString: strerror(errno)).lowercased())
+            }
+            if n == 0 { break }
+            count += n
+        }
+        out.removeLast(out.count - count)
+        return out
+    }
+}
+
+public enum Parser {
+    /// Parses one input into its book record and page records.
+    public static func parse(_ input: InputSource, options: ParseOptions) throws(ParseError) -> (BookRecord, [PageRecord]) {
+        let format: BookFormat
+        if let forced = options.format {
+            if input.bytes.isEmpty { throw ParseError("empty file (0 bytes)") }
+            format = forced
+        } else {
+            format = try FormatDetection.detect(input.bytes, extensionHint: input.extensionHint, contentType: input.contentType)
+        }
+        var book: ParsedBook
+        switch format {
+        case .text: book = try TextParser.parse(input.bytes, options: options)
+        case .markdown: book = try MarkdownParser.parse(input.bytes, options: options)
+        case .html: book = try HTMLParser.parse(input.bytes, options: options)
+        case .pdf: book = try PDFParser.parse(input.bytes, options: options)
+        case .epub: book = try EPUBParser.parse(input.bytes, options: options)
+        case .docx: book = try DOCXParser.parse(input.bytes, options: options)
+        }
+        let sha = SHA256.hex(input.bytes)
+        let id = BookRecord.id(forSHA256: sha)
+        var title = options.title ?? (format == .text ? nil : book.title?.collapsedWhitespace)
+        if title?.isEmpty ?? true { title = input.fallbackTitle }
+        if title?.isEmpty ?? true { title = "untitled" }
+        for warning in book.warnings { printError("ib-parse: \(input.name): \(warning)") }
+        let record = BookRecord(id: id, title: title!, authors: book.authors.map(\.collapsedWhitespace).filter { !$0.isEmpty },
+                                language: book.language, format: format.rawValue, source: input.source, sha256: sha,
+                                pageCount: book.pages.count)
+        var pages: [PageRecord] = []
+        pages.reserveCapacity(book.pages.count)
+        for (i, page) in book.pages.enumerated() {
+            pages.append(PageRecord(bookID: id, page: i + 1, label: page.label, sectionIndex: page.sectionIndex,
+                                    sectionTitle: page.sectionTitle, text: page.text))
+        }
+        return (record, pages)
+    }
+}
