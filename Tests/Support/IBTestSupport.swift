@@ -1,1 +1,0 @@
-// IBTestSupport: work in progress.
