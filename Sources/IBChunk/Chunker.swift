@@ -205,9 +205,14 @@ public final class Chunker {
             chunks.append(makeChunk(units, b, s, e, index: chunks.count, tokens: prefix[e] - prefix[s],
                                     bookID: bookID, pages: pages, pageStarts: pageStarts))
             if e >= n { break }
-            // Step back for the overlap, but always move forward.
+            // Step back for the overlap, but always move forward. Within the
+            // overlap, prefer starting at a sentence or line, if that keeps
+            // at least half of it.
             var next = e
             while next > s + 1 && prefix[e] - prefix[next - 1] <= options.overlap { next -= 1 }
+            var aligned = next
+            while aligned < e && units.before[aligned] < .sentence { aligned += 1 }
+            if aligned < e && 2 * (prefix[e] - prefix[aligned]) >= options.overlap { next = aligned }
             s = max(next, s + 1)
         }
         return chunks
