@@ -1,6 +1,6 @@
 // BERT's text normalisation and pre-tokenisation, one Unicode scalar at a
 // time, as the all-MiniLM-L6-v2 tokenizer does it:
-//   1. drop NUL, U+FFFD and control/format/unassigned/private-use scalars
+//   1. drop NUL, U+FFFD and control, format and private-use scalars
 //      (tab, CR and LF are whitespace, not control);
 //   2. whitespace separates words;
 //   3. CJK ideographs become words of their own;
@@ -41,7 +41,7 @@ enum CharacterRules {
         if v == 0xFFFD { return .removed }
         let properties = scalar.properties
         switch properties.generalCategory {
-        case .control, .format, .unassigned, .privateUse, .surrogate: return .removed
+        case .control, .format, .privateUse, .surrogate: return .removed  // unassigned scalars stay, as [UNK]
         default: break
         }
         if properties.isWhitespace { return .whitespace }

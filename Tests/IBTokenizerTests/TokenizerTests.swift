@@ -32,6 +32,21 @@ final class TokenizerParityTests: XCTestCase {
         XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
     }
 
+    /// 2,417 more texts (book lines and random strings over many scripts,
+    /// unassigned and private-use code points) with ids from the Hugging Face
+    /// tokenizers library, untruncated.
+    func testExtraReferenceIdsMatchExactly() throws {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
+        var checked = 0, mismatches = 0
+        try RecordReader.forEachJSON(path: fixtures + "/minilm/tokens-extra.jsonl") { json in
+            let expected = json["input_ids"]!.arrayValue!.map { Int32($0.intValue!) }
+            if tokenizer.encode(json["text"]!.stringValue!) != expected { mismatches += 1 }
+            checked += 1
+        }
+        XCTAssertEqual(checked, 2417)
+        XCTAssertEqual(mismatches, 0)
+    }
+
     func testCountMatchesEncode() throws {
         let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
         let text = "The Adventures of Sherlock Holmes — “A Scandal in Bohemia”. 我喜欢读书。"
