@@ -1,1 +1,0 @@
-// IBStore: work in progress.

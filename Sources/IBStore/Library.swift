@@ -1,0 +1,355 @@
+// The library: one SQLite file holding books, pages, chunks, vectors and the
+// reader's own material. Library.open finds the file (--db, $IB_DB,
+// $XDG_DATA_HOME/ib/library.db), opens it in WAL mode with foreign keys on,
+// registers ibvec and applies pending migrations.
+import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A book as stored, with what the library knows about it.
+public struct BookInfo: Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var authors: [String]
+    public var language: String?
+    public var format: String
+    public var source: String
+    public var sha256: String
+    public var pageCount: Int
+    public var status: String
+    /// The reading position; 0 when unset.
+    public var currentPage: Int
+    public var createdAt: String
+    public var updatedAt: String
+    public var chunkCount: Int
+    public var vectorCount: Int
+    public var embeddingModel: String?
+    public var embeddingDimension: Int?
+    public var extra: JSONObject
+
+    /// The book record as ib-parse wrote it (with unknown fields kept).
+    public var record: BookRecord {
+        var r = BookRecord(id: id, title: title, authors: authors, language: language, format: format,
+                           source: source, sha256: sha256, pageCount: pageCount)
+        r.extra = extra
+        return r
+    }
+
+    /// The book record plus the library's fields, for `list` and `show`.
+    public var json: JSON {
+        guard case .object(var o) = record.json else { return record.json }
+        o["status"] = .string(status)
+        o["current_page"] = JSON(currentPage)
+        o["chunks"] = JSON(chunkCount)
+        o["embedded"] = JSON(vectorCount)
+        o["model"] = JSON(embeddingModel)
+        o["dim"] = JSON(embeddingDimension)
+        o["created_at"] = .string(Library.normalizedDate(createdAt))
+        o["updated_at"] = .string(Library.normalizedDate(updatedAt))
+        return .object(o)
+    }
+}
+
+public final class Library {
+    public let db: Database
+    public var path: String { db.path }
+
+    /// Opens the library at `path` (or Config.databasePath()), creating it and
+    /// its directory if needed, and migrates it.
+    public static func open(path: String? = nil, create: Bool = true) throws(IBError) -> Library {
+        let path = Config.databasePath(flag: path)
+        if !FileSystem.exists(path) {
+            guard create else { throw IBError("no library at \(path) (index a book with ib-index first)") }
+            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+                try FileSystem.createDirectories(String(path[..<slash]))
+            }
+        }
+        let db = try Database(path: path)
+        do {
+            try Migrations.migrate(db)
+        } catch {
+            throw Database.describe(error, path: path)
+        }
+        return Library(db: db)
+    }
+
+    public init(db: Database) { self.db = db }
+
+    /// Turns any error into a clear IBError naming the library.
+    public func describe(_ error: any Error) -> IBError { Database.describe(error, path: path) }
+
+    // MARK: meta
+
+    public func meta(_ key: String) throws -> String? {
+        try db.scalarText("SELECT value FROM meta WHERE key = ?", key)
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws {
+        if let value {
+            try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value)
+        } else {
+            try db.run("DELETE FROM meta WHERE key = ?", key)
+        }
+    }
+
+    /// The library's embedding model and dimension, recorded with the first vectors.
+    public func embeddingModel() throws -> (model: String, dim: Int)? {
+        guard let model = try meta("embedding_model"), let dimText = try meta("embedding_dim"), let dim = Int(dimText) else { return nil }
+        return (model, dim)
+    }
+
+    // MARK: books
+
+    static let bookColumns = """
+        b.id, b.title, b.language, b.format, b.source, b.sha256, b.page_count, b.status, b.current_page,
+        b.created_at, b.updated_at, b.embedding_provider, b.embedding_dimension, b.extra,
+        (SELECT count(*) FROM chunks c WHERE c.book_id = b.id) AS chunk_count,
+        (SELECT coalesce(sum(v.count), 0) FROM vector_blocks v WHERE v.book_id = b.id) AS vector_count,
+        (SELECT json_group_array(a.name) FROM (SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
+            WHERE ba.book_id = b.id ORDER BY ba.position) a) AS authors
+        """
+
+    func bookInfo(_ row: Row) -> BookInfo {
+        var authors: [String] = []
+        if let text = row.text("authors"), let json = try? JSON.parse(text), let array = json.arrayValue {
+            authors = array.compactMap(\.stringValue)
+        }
+        var extra = JSONObject()
+        if let text = row.text("extra"), let json = try? JSON.parse(text), let object = json.objectValue { extra = object }
+        return BookInfo(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: authors,
+                        language: row.text("language"), format: row.text("format") ?? "unknown",
+                        source: row.text("source") ?? "", sha256: row.text("sha256") ?? "",
+                        pageCount: row.int("page_count") ?? 0, status: row.text("status") ?? "pending",
+                        currentPage: row.int("current_page") ?? 0,
+                        createdAt: row.text("created_at") ?? "", updatedAt: row.text("updated_at") ?? "",
+                        chunkCount: row.int("chunk_count") ?? 0, vectorCount: row.int("vector_count") ?? 0,
+                        embeddingModel: row.text("embedding_provider"), embeddingDimension: row.int("embedding_dimension"),
+                        extra: extra)
+    }
+
+    /// Books in the library, oldest first. Only `ready` books unless `all`.
+    public func books(all: Bool = false) throws -> [BookInfo] {
+        let sql = "SELECT \(Self.bookColumns) FROM books b \(all ? "" : "WHERE b.status = 'ready'") ORDER BY b.created_at, b.title"
+        return try db.query(sql).map(bookInfo)
+    }
+
+    public func book(id: String) throws -> BookInfo? {
+        try db.query("SELECT \(Self.bookColumns) FROM books b WHERE b.id = ?", id).first.map(bookInfo)
+    }
+
+    /// BOOK on the command line: an id, an id prefix, or a (fuzzy) title.
+    /// Several matches: an error listing them, exit code 3. None: exit code 1.
+    public func resolveBook(_ query: String) throws -> BookInfo {
+        let query = query.trimmingSpaces
+        guard !query.isEmpty else { throw IBError.usage("BOOK is empty") }
+        if let exact = try book(id: query) { return exact }
+        let books = try self.books(all: true)
+        let lowered = query.lowercased()
+        if lowered.allSatisfy(\.isHexDigit) {
+            let byPrefix = books.filter { $0.id.lowercased().hasPrefix(lowered) }
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw Self.ambiguous(query, byPrefix.map { ($0.id, $0.title) }) }
+        }
+        let matcher = TitleMatcher(books.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
+        switch matcher.match(query) {
+        case .unique(let match):
+            return books.first { $0.id == match.id }!
+        case .ambiguous(let matches):
+            throw Self.ambiguous(query, matches.map { ($0.id, $0.title) })
+        case .none(let suggestions):
+            var message = "no book in the library matches '\(query)'"
+            if !suggestions.isEmpty {
+                message += "; did you mean: " + suggestions.prefix(3).map { "\($0.id.prefix(8)) \($0.title)" }.joined(separator: ", ")
+            }
+            throw IBError(message)
+        }
+    }
+
+    static func ambiguous(_ query: String, _ candidates: [(String, String)]) -> IBError {
+        var message = "'\(query)' matches \(candidates.count) books; use an id (or a longer prefix):"
+        for (id, title) in candidates { message += "\n  \(id)  \(title)" }
+        return IBError(message, code: .ambiguous)
+    }
+
+    // MARK: reading position
+
+    /// Sets the reading position (0 clears it). Pages beyond the book are refused.
+    public func setPage(bookID: String, page: Int) throws {
+        guard page >= 0 else { throw IBError.usage("the page must be 0 (clear) or more") }
+        try db.write {
+            guard let book = try book(id: bookID) else { throw IBError("no book \(bookID)") }
+            if book.pageCount > 0 && page > book.pageCount {
+                throw IBError("'\(book.title)' has \(book.pageCount) pages; page \(page) is past its end")
+            }
+            try db.run("UPDATE books SET current_page = ?, updated_at = ? WHERE id = ?", page, Timestamp.iso8601(), bookID)
+        }
+    }
+
+    // MARK: delete
+
+    /// Tables other than the core ones that hang off a book by book_id.
+    static let bookTables = ["quotes", "notes", "progress_events", "section_summaries", "pages", "book_authors"]
+
+    /// Removes the book and everything that hangs off it: pages, chunks, their
+    /// full-text rows, vectors, quotes, notes, progress, conversations. The
+    /// space goes to the freelist (reclaimed by VACUUM).
+    public func delete(bookID: String) throws {
+        try db.write { try deleteInTransaction(bookID: bookID, keepReaderData: false) }
+    }
+
+    /// `keepReaderData`: used when a book is replaced by a new version whose
+    /// reader data (quotes, notes, progress, conversations) was moved over first.
+    func deleteInTransaction(bookID: String, keepReaderData: Bool) throws {
+        try VectorBlocks.delete(db, bookID: bookID)
+        try db.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT seq FROM chunks WHERE book_id = ?)", bookID)
+        try db.run("DELETE FROM chunks WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM pages WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM book_authors WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM section_summaries WHERE book_id = ?", bookID)
+        if !keepReaderData {
+            try db.run("DELETE FROM quotes WHERE book_id = ?", bookID)
+            try db.run("DELETE FROM notes WHERE book_id = ?", bookID)
+            try db.run("DELETE FROM progress_events WHERE book_id = ?", bookID)
+            try db.run("DELETE FROM chat_messages WHERE conversation_id IN (SELECT id FROM conversations WHERE book_id = ?)", bookID)
+            try db.run("DELETE FROM conversations WHERE book_id = ?", bookID)
+            try db.run("""
+                UPDATE reading_plans SET book_ids = (SELECT json_group_array(value) FROM json_each(reading_plans.book_ids) WHERE value != ?1)
+                WHERE json_valid(book_ids) AND EXISTS (SELECT 1 FROM json_each(reading_plans.book_ids) WHERE value = ?1)
+                """, bookID)
+        }
+        // Tables added by later migrations cascade through their foreign keys.
+        try db.run("DELETE FROM books WHERE id = ?", bookID)
+        try db.run("DELETE FROM authors WHERE id NOT IN (SELECT author_id FROM book_authors)")
+    }
+
+    /// Points the reader's material of `old` at `new` (a new version of the same book).
+    func moveReaderData(from old: String, to new: String) throws {
+        for table in ["quotes", "notes", "progress_events", "conversations"] {
+            try db.run("UPDATE \(table) SET book_id = ? WHERE book_id = ?", new, old)
+        }
+        try db.run("""
+            UPDATE reading_plans SET book_ids = (SELECT json_group_array(CASE WHEN value = ?1 THEN ?2 ELSE value END) FROM json_each(reading_plans.book_ids))
+            WHERE json_valid(book_ids) AND EXISTS (SELECT 1 FROM json_each(reading_plans.book_ids) WHERE value = ?1)
+            """, old, new)
+    }
+
+    // MARK: maintenance
+
+    /// Merges the full-text index, VACUUMs and truncates the WAL: gives deleted space back to the file system.
+    public func vacuum() throws {
+        _ = try db.write { try db.run("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')") }
+        try db.withBusyRetry { () throws(SQLiteError) in try db.execute("VACUUM") }
+        try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Counts and sizes, as one JSON object.
+    public func stats() throws -> JSON {
+        try db.read {
+            var o = JSONObject()
+            o["path"] = .string(path)
+            o["books"] = JSON(try db.scalarInt("SELECT count(*) FROM books WHERE status = 'ready'"))
+            let notReady = try db.scalarInt("SELECT count(*) FROM books WHERE status != 'ready'") ?? 0
+            if notReady > 0 { o["books_not_ready"] = JSON(notReady) }
+            o["pages"] = JSON(try db.scalarInt("SELECT count(*) FROM pages"))
+            o["chunks"] = JSON(try db.scalarInt("SELECT count(*) FROM chunks"))
+            o["vectors"] = JSON(try db.scalarInt("SELECT coalesce(sum(count), 0) FROM vector_blocks"))
+            o["vector_blocks"] = JSON(try db.scalarInt("SELECT count(*) FROM vector_blocks"))
+            let model = try embeddingModel()
+            o["model"] = JSON(model?.model)
+            o["dim"] = JSON(model?.dim)
+            o["quantize"] = .string(try meta("quantize") ?? "off")
+            o["quotes"] = JSON(try db.scalarInt("SELECT count(*) FROM quotes"))
+            o["notes"] = JSON(try db.scalarInt("SELECT count(*) FROM notes"))
+            o["progress_events"] = JSON(try db.scalarInt("SELECT count(*) FROM progress_events"))
+            o["reading_plans"] = JSON(try db.scalarInt("SELECT count(*) FROM reading_plans"))
+            o["conversations"] = JSON(try db.scalarInt("SELECT count(*) FROM conversations"))
+            o["schema_version"] = JSON(try db.scalarInt("SELECT max(version) FROM schema_migrations"))
+            let pageSize = try db.scalarInt("PRAGMA page_size") ?? 4096
+            let pageCount = try db.scalarInt("PRAGMA page_count") ?? 0
+            o["page_size"] = JSON(pageSize)
+            o["page_count"] = JSON(pageCount)
+            o["freelist_count"] = JSON(try db.scalarInt("PRAGMA freelist_count"))
+            o["file_bytes"] = JSON(Self.fileSize(path))
+            o["wal_bytes"] = JSON(Self.fileSize(path + "-wal"))
+            return .object(o)
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    // MARK: reading chunks and pages (for ib-search, ib-ask)
+
+    static func chunkRecord(_ s: Statement) -> ChunkRecord {
+        // Columns: book_id, chunk_index, start_page, end_page, start_offset, end_offset, token_count, content, extra
+        var chunk = ChunkRecord(bookID: s.text(0), index: s.int(1), startPage: s.int(2), endPage: s.int(3),
+                                startOffset: s.int(4), endOffset: s.int(5), tokenCount: s.int(6), text: s.text(7))
+        if let extraText = s.optionalText(8), extraText != "{}", let json = try? JSON.parse(extraText), let object = json.objectValue {
+            chunk.extra = object
+        }
+        return chunk
+    }
+
+    static let chunkColumns = "book_id, chunk_index, start_page, end_page, start_offset, end_offset, token_count, content, extra"
+
+    /// One chunk (without its embedding).
+    public func chunk(bookID: String, index: Int) throws -> ChunkRecord? {
+        let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE book_id = ? AND chunk_index = ?")
+        try s.bind(1, bookID); try s.bind(2, index)
+        guard try s.step() else { return nil }
+        let chunk = Self.chunkRecord(s)
+        s.reset()
+        return chunk
+    }
+
+    /// All chunks of a book in order (without embeddings).
+    public func chunks(bookID: String) throws -> [ChunkRecord] {
+        let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE book_id = ? ORDER BY chunk_index")
+        try s.bind(1, bookID)
+        var out: [ChunkRecord] = []
+        while try s.step() { out.append(Self.chunkRecord(s)) }
+        return out
+    }
+
+    /// The chunk whose chunks_fts rowid is `seq`.
+    public func chunk(seq: Int) throws -> ChunkRecord? {
+        let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE seq = ?")
+        try s.bind(1, seq)
+        guard try s.step() else { return nil }
+        let chunk = Self.chunkRecord(s)
+        s.reset()
+        return chunk
+    }
+
+    public func page(bookID: String, page: Int) throws -> PageRecord? {
+        let rows = try db.query("SELECT page, label, section_index, section_title, text FROM pages WHERE book_id = ? AND page = ?", bookID, page)
+        guard let row = rows.first else { return nil }
+        return PageRecord(bookID: bookID, page: row.int("page") ?? page, label: row.text("label"),
+                          sectionIndex: row.int("section_index"), sectionTitle: row.text("section_title"), text: row.text("text") ?? "")
+    }
+
+    /// The printed label of a page, when the book has one.
+    public func pageLabel(bookID: String, page: Int) throws -> String? {
+        try db.scalarText("SELECT label FROM pages WHERE book_id = ? AND page = ?", bookID, page)
+    }
+
+    // MARK: dates
+
+    /// Any accepted date form (Z, +00:00, fractions, SQLite's "YYYY-MM-DD HH:MM:SS") as ISO-8601 UTC "…Z".
+    public static func normalizedDate(_ text: String) -> String {
+        guard let seconds = Timestamp.parse(text) else { return text }
+        return Timestamp.iso8601(seconds)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

