@@ -1,1 +1,491 @@
+/*
+ * CKernels: fp32 kernels for the BERT encoder in IBModel.
+ *
+ *   ib_gemm          C = A * op(B) + bias [, GELU]   (packed, register-blocked FMA)
+ *   ib_layernorm     per-row LayerNorm
+ *   ib_softmax_rows  per-row softmax with a scale
+ *   ib_embed_tokens  word + position + token-type embedding gather
+ *   ib_mean_pool     mean over rows, L2 normalisation
+ *
+ * The baseline build targets x86-64-v3 (AVX2 + FMA). Functions marked
+ * AVX512 are compiled for AVX-512F and only called when the CPU has it
+ * (checked once with __builtin_cpu_supports; IB_KERNELS=avx2 forces AVX2).
+ *
+ * GEMM layout (BLIS style): for each block of KC along K, pack op(B) into
+ * panels of NR columns ([k][NR], zero-padded), and for each block of MC rows
+ * pack A into micro-panels of MR rows ([k][MR], zero-padded). The
+ * micro-kernel keeps an MR x NR tile of C in registers and does one FMA per
+ * (row, vector) per k. The epilogue adds C (accumulate), the bias, and GELU.
+ */
 #include "ib_kernels.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+#define INLINE static inline __attribute__((always_inline))
+
+/* ------------------------------------------------------------------------ */
+/* Instruction set selection                                                 */
+
+static int use_avx512 = -1;
+
+static void choose_isa(void) {
+    __builtin_cpu_init();
+    const char *forced = getenv("IB_KERNELS");
+    if (forced && strcmp(forced, "avx2") == 0) { use_avx512 = 0; return; }
+    use_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+              && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+
+static int has_avx512(void) {
+    if (use_avx512 < 0) pthread_once(&isa_once, choose_isa);
+    return use_avx512;
+}
+
+int ib_kernels_select(int avx512) {
+    pthread_once(&isa_once, choose_isa);
+    use_avx512 = avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+              && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    return use_avx512;
+}
+
+const char *ib_kernels_isa(void) { return has_avx512() ? "avx512" : "avx2"; }
+
+/* ------------------------------------------------------------------------ */
+/* exp and GELU, vectorised                                                   */
+/*
+ * exp: Cephes expf. x = n ln2 + r with |r| <= ln2/2, exp(r) by a degree-6
+ * polynomial, times 2^n. About 1 ulp.
+ * erf: Abramowitz & Stegun 7.1.26 refined: for |x| < 0.84375 a Taylor-like
+ * odd polynomial (max error ~1e-8), otherwise 1 - t*poly(t)*exp(-x^2).
+ */
+#define EXP_HI 88.3762626647949f
+#define EXP_LO -87.3365447504019f
+#define LOG2E 1.44269504088896341f
+#define LN2_HI 0.693359375f
+#define LN2_LO -2.12194440e-4f
+
+static inline __m256 exp256(__m256 x) {
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(EXP_LO)), _mm256_set1_ps(EXP_HI));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+AVX512 static inline __m512 exp512(__m512 x) {
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(EXP_LO)), _mm512_set1_ps(EXP_HI));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_LO), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+
+/* erf coefficients. Small |x|: erf(x) = x * P(x^2) (Taylor series of erf, to x^13). */
+#define ERF_SMALL 0.84375f
+static const float erf_small[7] = {
+    1.1283791670955126f,    /* 2/sqrt(pi) */
+    -0.37612638903183754f,  /* -2/(3 sqrt(pi)) */
+    0.11283791670955126f,   /* 1/(5*2!) * 2/sqrt(pi) */
+    -0.026866170645131252f, /* -1/(7*3!) */
+    0.0052239776254421878f, /* 1/(9*4!) */
+    -0.00085483270234508528f,
+    0.00012055332981789664f,
+};
+/* Large |x|: 1 - erf = t * exp(-x^2 + Q(t)), t = 1 / (1 + x/2) (Numerical Recipes erfc, relative error < 1.2e-7). */
+static const float erfc_q[10] = {
+    -1.26551223f, 1.00002368f, 0.37409196f, 0.09678418f, -0.18628806f,
+    0.27886807f, -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f,
+};
+
+static inline __m256 erf256(__m256 x) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 a = _mm256_andnot_ps(sign, x);
+    /* small */
+    __m256 x2 = _mm256_mul_ps(a, a);
+    __m256 s = _mm256_set1_ps(erf_small[6]);
+    for (int i = 5; i >= 0; i--) s = _mm256_fmadd_ps(s, x2, _mm256_set1_ps(erf_small[i]));
+    s = _mm256_mul_ps(s, a);
+    /* large */
+    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(a, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)));
+    __m256 q = _mm256_set1_ps(erfc_q[9]);
+    for (int i = 8; i >= 0; i--) q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(erfc_q[i]));
+    __m256 l = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(t, exp256(_mm256_sub_ps(q, x2))));
+    __m256 small = _mm256_cmp_ps(a, _mm256_set1_ps(ERF_SMALL), _CMP_LT_OQ);
+    __m256 y = _mm256_blendv_ps(l, s, small);
+    return _mm256_or_ps(y, _mm256_and_ps(sign, x));
+}
+
+AVX512 static inline __m512 erf512(__m512 x) {
+    __m512 a = _mm512_abs_ps(x);
+    __m512 x2 = _mm512_mul_ps(a, a);
+    __m512 s = _mm512_set1_ps(erf_small[6]);
+    for (int i = 5; i >= 0; i--) s = _mm512_fmadd_ps(s, x2, _mm512_set1_ps(erf_small[i]));
+    s = _mm512_mul_ps(s, a);
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(a, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.0f)));
+    __m512 q = _mm512_set1_ps(erfc_q[9]);
+    for (int i = 8; i >= 0; i--) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(erfc_q[i]));
+    __m512 l = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(t, exp512(_mm512_sub_ps(q, x2))));
+    __mmask16 small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(ERF_SMALL), _CMP_LT_OQ);
+    __m512 y = _mm512_mask_blend_ps(small, l, s);
+    /* copy the sign of x */
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y),
+        _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000))));
+}
+
+/* GELU(x) = x/2 * (1 + erf(x / sqrt 2)) */
+#define INV_SQRT2 0.70710678118654752f
+
+static inline __m256 gelu256(__m256 x) {
+    __m256 e = erf256(_mm256_mul_ps(x, _mm256_set1_ps(INV_SQRT2)));
+    return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(e, _mm256_set1_ps(1.0f)));
+}
+
+AVX512 static inline __m512 gelu512(__m512 x) {
+    __m512 e = erf512(_mm512_mul_ps(x, _mm512_set1_ps(INV_SQRT2)));
+    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(e, _mm512_set1_ps(1.0f)));
+}
+
+static void gelu_avx2(float *x, int n) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, gelu256(_mm256_loadu_ps(x + i)));
+    if (i < n) {
+        float tmp[8] = {0};
+        memcpy(tmp, x + i, (size_t)(n - i) * sizeof(float));
+        _mm256_storeu_ps(tmp, gelu256(_mm256_loadu_ps(tmp)));
+        memcpy(x + i, tmp, (size_t)(n - i) * sizeof(float));
+    }
+}
+
+AVX512 static void gelu_avx512(float *x, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, gelu512(_mm512_loadu_ps(x + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(x + i, m, gelu512(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+void ib_gelu(float *x, int n) {
+    if (has_avx512()) gelu_avx512(x, n); else gelu_avx2(x, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GEMM                                                                       */
+
+#define KC 384           /* K block: a B micro-panel of KC x NR stays in L1/L2 */
+#define MC 144           /* M block: the packed A block MC x KC stays in L2 */
+#define MR_MAX 12
+
+/* A per-thread packing buffer, grown on demand and never shrunk. */
+typedef struct { float *data; size_t capacity; } buffer_t;
+static _Thread_local buffer_t pack_a_buffer, pack_b_buffer;
+
+static float *reserve(buffer_t *b, size_t floats) {
+    if (b->capacity < floats) {
+        free(b->data);
+        size_t bytes = (floats * sizeof(float) + 63) & ~(size_t)63;
+        b->data = aligned_alloc(64, bytes);
+        if (!b->data) abort();
+        b->capacity = floats;
+    }
+    return b->data;
+}
+
+/* Packs rows [0, mr_rows) of A[:, k0:k0+kc] as [k][MR], zero-padding to MR rows. */
+static void pack_a(const float *A, int lda, int rows, int kc, int MR, float *out) {
+    for (int k = 0; k < kc; k++) {
+        int r = 0;
+        for (; r < rows; r++) out[k * MR + r] = A[(size_t)r * lda + k];
+        for (; r < MR; r++) out[k * MR + r] = 0.0f;
+    }
+}
+
+/* Packs op(B)[k0:k0+kc, n0:n0+cols] as [k][NR], zero-padding to NR columns. */
+static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, int kc, int NR, float *out) {
+    if (kn) {  /* B is [K, N] */
+        for (int k = 0; k < kc; k++) {
+            const float *src = B + (size_t)(k0 + k) * ldb + n0;
+            float *dst = out + (size_t)k * NR;
+            memcpy(dst, src, (size_t)cols * sizeof(float));
+            for (int j = cols; j < NR; j++) dst[j] = 0.0f;
+        }
+    } else {   /* B is [N, K]: a transpose */
+        for (int j = 0; j < cols; j++) {
+            const float *src = B + (size_t)(n0 + j) * ldb + k0;
+            for (int k = 0; k < kc; k++) out[(size_t)k * NR + j] = src[k];
+        }
+        for (int j = cols; j < NR; j++)
+            for (int k = 0; k < kc; k++) out[(size_t)k * NR + j] = 0.0f;
+    }
+}
+
+/*
+ * Micro-kernel contract: tile = Ap[kc][MR] x Bp[kc][NR] (all MR x NR values, in
+ * registers), then the epilogue writes `rows` x `cols` of it to C:
+ * C (+)= tile (+ bias) [GELU when last].
+ */
+typedef void (*microkernel_t)(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+                              int rows, int cols, const float *bias, int accumulate, int gelu);
+
+/* AVX-512: 12 x 32 (24 zmm accumulators). */
+AVX512 static void microkernel_avx512(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+                                      int rows, int cols, const float *bias, int accumulate, int gelu) {
+    __m512 c[12][2];
+    for (int r = 0; r < 12; r++) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
+    for (int k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
+        for (int r = 0; r < 12; r++) {
+            __m512 a = _mm512_set1_ps(Ap[r]);
+            c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
+            c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
+        }
+        Ap += 12; Bp += 32;
+    }
+    __mmask16 m0 = cols >= 16 ? 0xFFFF : (__mmask16)((1u << cols) - 1);
+    __mmask16 m1 = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
+    __m512 bias0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
+    __m512 bias1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
+    for (int r = 0; r < 12; r++) {
+        if (r >= rows) break;
+        float *row = C + (size_t)r * ldc;
+        __m512 v0 = _mm512_add_ps(c[r][0], bias0), v1 = _mm512_add_ps(c[r][1], bias1);
+        if (accumulate) {
+            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, row));
+            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, row + 16));
+        }
+        if (gelu) { v0 = gelu512(v0); v1 = gelu512(v1); }
+        _mm512_mask_storeu_ps(row, m0, v0);
+        _mm512_mask_storeu_ps(row + 16, m1, v1);
+    }
+}
+
+/* AVX2: 6 x 16 (12 ymm accumulators). */
+static void microkernel_avx2(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+                             int rows, int cols, const float *bias, int accumulate, int gelu) {
+    __m256 c[6][2];
+    for (int r = 0; r < 6; r++) { c[r][0] = _mm256_setzero_ps(); c[r][1] = _mm256_setzero_ps(); }
+    for (int k = 0; k < kc; k++) {
+        __m256 b0 = _mm256_load_ps(Bp), b1 = _mm256_load_ps(Bp + 8);
+        for (int r = 0; r < 6; r++) {
+            __m256 a = _mm256_broadcast_ss(Ap + r);
+            c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
+            c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
+        }
+        Ap += 6; Bp += 16;
+    }
+    float tile[6][16];
+    for (int r = 0; r < 6; r++) { _mm256_storeu_ps(tile[r], c[r][0]); _mm256_storeu_ps(tile[r] + 8, c[r][1]); }
+    for (int r = 0; r < rows; r++) {
+        float *row = C + (size_t)r * ldc;
+        if (cols == 16) {
+            __m256 v0 = _mm256_loadu_ps(tile[r]), v1 = _mm256_loadu_ps(tile[r] + 8);
+            if (bias) { v0 = _mm256_add_ps(v0, _mm256_loadu_ps(bias)); v1 = _mm256_add_ps(v1, _mm256_loadu_ps(bias + 8)); }
+            if (accumulate) { v0 = _mm256_add_ps(v0, _mm256_loadu_ps(row)); v1 = _mm256_add_ps(v1, _mm256_loadu_ps(row + 8)); }
+            if (gelu) { v0 = gelu256(v0); v1 = gelu256(v1); }
+            _mm256_storeu_ps(row, v0); _mm256_storeu_ps(row + 8, v1);
+        } else {
+            for (int j = 0; j < cols; j++) {
+                float v = tile[r][j] + (bias ? bias[j] : 0.0f);
+                row[j] = accumulate ? row[j] + v : v;
+            }
+            if (gelu) gelu_avx2(row, cols);
+        }
+    }
+}
+
+void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+             const float *bias, float *C, int ldc, int flags) {
+    if (M <= 0 || N <= 0) return;
+    const int avx512 = has_avx512();
+    const int MR = avx512 ? 12 : 6, NR = avx512 ? 32 : 16;
+    const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
+    const int kn = (flags & IB_GEMM_B_KN) != 0;
+    const int panels = (N + NR - 1) / NR;
+    if (K <= 0) {  /* C = bias (or C += bias) */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float v = bias ? bias[j] : 0.0f;
+                C[(size_t)i * ldc + j] = (flags & IB_GEMM_ACCUMULATE) ? C[(size_t)i * ldc + j] + v : v;
+            }
+        if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(C + (size_t)i * ldc, N);
+        return;
+    }
+    float *Bp = reserve(&pack_b_buffer, (size_t)panels * NR * (K < KC ? K : KC));
+    float *Ap = reserve(&pack_a_buffer, (size_t)(MC + MR_MAX) * (K < KC ? K : KC));
+
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        const int first = k0 == 0, last = k0 + kc == K;
+        const int accumulate = !first || (flags & IB_GEMM_ACCUMULATE);
+        const float *blockBias = last ? bias : NULL;
+        const int gelu = last && (flags & IB_GEMM_GELU);
+        for (int p = 0; p < panels; p++) {
+            int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+            pack_b(B, ldb, kn, n0, cols, k0, kc, NR, Bp + (size_t)p * NR * kc);
+        }
+        for (int m0 = 0; m0 < M; m0 += MC) {
+            const int mc = M - m0 < MC ? M - m0 : MC;
+            const int tiles = (mc + MR - 1) / MR;
+            for (int t = 0; t < tiles; t++) {
+                int rows = mc - t * MR < MR ? mc - t * MR : MR;
+                pack_a(A + (size_t)(m0 + t * MR) * lda + k0, lda, rows, kc, MR, Ap + (size_t)t * MR * kc);
+            }
+            for (int p = 0; p < panels; p++) {
+                const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+                const float *panel = Bp + (size_t)p * NR * kc;
+                for (int t = 0; t < tiles; t++) {
+                    int rows = mc - t * MR < MR ? mc - t * MR : MR;
+                    kernel(kc, Ap + (size_t)t * MR * kc, panel, C + (size_t)(m0 + t * MR) * ldc + n0, ldc,
+                           rows, cols, blockBias ? blockBias + n0 : NULL, accumulate, gelu);
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* LayerNorm, softmax, embeddings, pooling                                    */
+
+static inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline float hmax256(__m256 v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const float *beta, float eps) {
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * ld;
+        int j = 0;
+        __m256 acc = _mm256_setzero_ps();
+        for (; j + 8 <= dim; j += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(v + j));
+        float sum = hsum256(acc);
+        for (; j < dim; j++) sum += v[j];
+        const float mean = sum / (float)dim;
+        __m256 vm = _mm256_set1_ps(mean);
+        acc = _mm256_setzero_ps();
+        for (j = 0; j + 8 <= dim; j += 8) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(v + j), vm);
+            acc = _mm256_fmadd_ps(d, d, acc);
+        }
+        float var = hsum256(acc);
+        for (; j < dim; j++) var += (v[j] - mean) * (v[j] - mean);
+        var /= (float)dim;
+        const float inv = 1.0f / sqrtf(var + eps);
+        __m256 vi = _mm256_set1_ps(inv);
+        for (j = 0; j + 8 <= dim; j += 8) {
+            __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(v + j), vm), vi);
+            _mm256_storeu_ps(v + j, _mm256_fmadd_ps(d, _mm256_loadu_ps(gamma + j), _mm256_loadu_ps(beta + j)));
+        }
+        for (; j < dim; j++) v[j] = (v[j] - mean) * inv * gamma[j] + beta[j];
+    }
+}
+
+static void softmax_row_avx2(float *s, int n, float scale) {
+    int j = 0;
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
+    float max = hmax256(vmax);
+    for (; j < n; j++) if (s[j] > max) max = s[j];
+    __m256 vs = _mm256_set1_ps(scale), vms = _mm256_set1_ps(max * scale);
+    __m256 acc = _mm256_setzero_ps();
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m256 e = exp256(_mm256_fmsub_ps(_mm256_loadu_ps(s + j), vs, vms));
+        _mm256_storeu_ps(s + j, e);
+        acc = _mm256_add_ps(acc, e);
+    }
+    float sum = hsum256(acc);
+    for (; j < n; j++) { s[j] = expf(s[j] * scale - max * scale); sum += s[j]; }
+    const __m256 inv = _mm256_set1_ps(1.0f / sum);
+    for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, _mm256_mul_ps(_mm256_loadu_ps(s + j), inv));
+    for (; j < n; j++) s[j] *= 1.0f / sum;
+}
+
+AVX512 static void softmax_row_avx512(float *s, int n, float scale) {
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(s + j));
+    __mmask16 tail = (__mmask16)((1u << (n - j)) - 1);
+    if (n > j) vmax = _mm512_mask_max_ps(vmax, tail, vmax, _mm512_maskz_loadu_ps(tail, s + j));
+    const float max = _mm512_reduce_max_ps(vmax);
+    __m512 vs = _mm512_set1_ps(scale), vms = _mm512_set1_ps(max * scale);
+    __m512 acc = _mm512_setzero_ps();
+    for (j = 0; j + 16 <= n; j += 16) {
+        __m512 e = exp512(_mm512_fmsub_ps(_mm512_loadu_ps(s + j), vs, vms));
+        _mm512_storeu_ps(s + j, e);
+        acc = _mm512_add_ps(acc, e);
+    }
+    if (n > j) {
+        __m512 e = exp512(_mm512_fmsub_ps(_mm512_maskz_loadu_ps(tail, s + j), vs, vms));
+        e = _mm512_maskz_mov_ps(tail, e);
+        _mm512_mask_storeu_ps(s + j, tail, e);
+        acc = _mm512_add_ps(acc, e);
+    }
+    const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(acc));
+    for (j = 0; j + 16 <= n; j += 16) _mm512_storeu_ps(s + j, _mm512_mul_ps(_mm512_loadu_ps(s + j), inv));
+    if (n > j) _mm512_mask_storeu_ps(s + j, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, s + j), inv));
+}
+
+void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale) {
+    const int avx512 = has_avx512();
+    for (int r = 0; r < rows; r++) {
+        if (avx512) softmax_row_avx512(S + (size_t)r * ld, cols, scale);
+        else softmax_row_avx2(S + (size_t)r * ld, cols, scale);
+    }
+}
+
+void ib_embed_tokens(const int32_t *ids, const int32_t *positions, int n, int dim,
+                     const float *word, const float *position, const float *type, float *out) {
+    for (int i = 0; i < n; i++) {
+        const float *w = word + (size_t)ids[i] * dim, *p = position + (size_t)positions[i] * dim;
+        float *o = out + (size_t)i * dim;
+        /* as BERT does it: (word + token type) + position */
+        for (int j = 0; j < dim; j++) o[j] = (w[j] + type[j]) + p[j];
+    }
+}
+
+void ib_mean_pool(const float *x, int rows, int dim, int ld, int normalize, float *out) {
+    for (int j = 0; j < dim; j++) out[j] = 0.0f;
+    for (int r = 0; r < rows; r++) {
+        const float *v = x + (size_t)r * ld;
+        for (int j = 0; j < dim; j++) out[j] += v[j];
+    }
+    const float inv = rows > 0 ? 1.0f / (float)rows : 0.0f;
+    double norm = 0.0;
+    for (int j = 0; j < dim; j++) { out[j] *= inv; norm += (double)out[j] * out[j]; }
+    if (normalize) {
+        /* sentence-transformers: x / max(||x||, 1e-12) */
+        double n = sqrt(norm);
+        float scale = (float)(1.0 / (n > 1e-12 ? n : 1e-12));
+        for (int j = 0; j < dim; j++) out[j] *= scale;
+    }
+}

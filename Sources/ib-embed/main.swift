@@ -1,2 +1,74 @@
 import IBCore
-runTool("ib-embed") { throw IBError("not built yet") }
+import IBEmbed
+import IBModel
+
+let help = """
+Usage: ib-embed [OPTIONS] [FILE...]
+       ib-embed --query TEXT
+       ib-embed --text [FILE...]
+
+Reads chunk records (from ib-chunk) and writes them back out with "model",
+"dim" and "embedding" added. Other record types pass through unchanged, in
+their place. FILE defaults to standard input; "-" is standard input.
+
+The default provider runs all-MiniLM-L6-v2 natively (384 dimensions, unit
+length, texts over 256 tokens truncated with one warning per run).
+
+Options:
+  --query TEXT        embed TEXT and write one {"type":"embedding"} record
+  --text              read one text per line and write an embedding record each
+  --encoding ENC      "floats" (default, a JSON array) or "base64"
+                      (little-endian float32, base64)
+  --batch N           texts per forward pass (default: 16)
+  --threads N         worker threads (default: the number of cores)
+  --model-dir DIR     the model folder (default: $IB_MODEL_DIR, else
+                      $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
+  --verify-model      check the sha256 of model.safetensors now (it is
+                      otherwise checked once per file and remembered)
+  --progress          print progress (chunks/s, ETA) on stderr even when
+                      stderr is not a terminal; --no-progress never prints it
+  -h, --help          show this help
+      --version       show the version
+
+Environment: IB_MODEL_DIR, XDG_DATA_HOME, XDG_CACHE_HOME (sha256 stamps).
+Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
+2 usage error, 4 provider failure. See ib-embed(1) and ib(7).
+"""
+
+runTool("ib-embed") {
+    let args = try Arguments(Array(CommandLine.arguments.dropFirst()), options: [
+        .init("query", takesValue: true), .init("text"), .init("encoding", takesValue: true),
+        .init("batch", takesValue: true), .init("threads", takesValue: true),
+        .init("model-dir", takesValue: true), .init("verify-model"),
+        .init("progress"), .init("no-progress"),
+        .init("help", short: "h"), .init("version"),
+    ])
+    if args.has("help") { print(help); return }
+    if args.has("version") { print("ib-embed \(ibVersion)"); return }
+    let encoding: EmbeddingEncoding = try args.choice("encoding", ["floats", "base64"]) == "base64" ? .base64 : .floats
+    let batch = try args.int("batch", min: 1) ?? SentenceEncoder.defaultBatchSize
+    let threads = try args.int("threads", min: 1)
+    if args.value("query") != nil && args.has("text") { throw IBError.usage("--query and --text cannot be combined") }
+    if args.value("query") != nil && !args.positionals.isEmpty { throw IBError.usage("--query takes no FILE arguments") }
+
+    let provider = try NativeProvider(modelDirectory: Config.modelDirectory(flag: args.value("model-dir")),
+                                      batchSize: batch, threads: threads,
+                                      verify: args.has("verify-model") ? .always : .onFirstUse)
+    defer {
+        if provider.truncatedCount > 0, let max = provider.maxSequenceLength {
+            let n = provider.truncatedCount
+            printError("ib-embed: warning: \(n) text\(n == 1 ? " was" : "s were") longer than \(max) tokens and truncated")
+        }
+    }
+    if let query = args.value("query") {
+        try TextEmbedding.write(texts: [query], provider: provider, encoding: encoding)
+    } else if args.has("text") {
+        try TextEmbedding.run(paths: args.positionals, provider: provider, encoding: encoding)
+    } else {
+        var options = EmbedOptions()
+        options.encoding = encoding
+        options.progress = args.has("progress") ? true : args.has("no-progress") ? false : nil
+        options.bufferSize = max(256, batch * (threads ?? SentenceEncoder.availableCores) * 2)
+        try EmbedStream(provider: provider, options: options).run(paths: args.positionals)
+    }
+}

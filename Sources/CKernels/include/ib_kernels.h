@@ -1,1 +1,63 @@
-/* CKernels: work in progress. */
+/*
+ * CKernels: the numeric kernels of the sentence encoder (IBModel).
+ *
+ * Everything is fp32, row-major. The hot part is ib_gemm; the rest are the
+ * small per-token passes of a BERT layer. The AVX-512 code paths are chosen
+ * at run time (the baseline build is x86-64-v3: AVX2 + FMA). Setting
+ * IB_KERNELS=avx2 in the environment forces the AVX2 path (for testing).
+ */
+#ifndef IB_KERNELS_H
+#define IB_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which instruction set the kernels use: "avx512" or "avx2". */
+const char *ib_kernels_isa(void);
+
+/* Chooses the AVX-512 kernels (when the CPU has them) or the AVX2 ones; returns
+ * whether AVX-512 is now in use. For tests; call before any kernel runs. */
+int ib_kernels_select(int avx512);
+
+/* ib_gemm flags */
+enum {
+    IB_GEMM_B_KN = 1,        /* B is [K, N] (row k holds N values); default: B is [N, K] like a weight [out, in] */
+    IB_GEMM_ACCUMULATE = 2,  /* C += A*B (+ bias); default: C = A*B (+ bias) */
+    IB_GEMM_GELU = 4,        /* apply GELU (exact, erf) to the result before storing; not with ACCUMULATE */
+};
+
+/*
+ * C[M,N] = A[M,K] * op(B) + bias[N], then optionally GELU.
+ * op(B) is B^T when B is [N, K] (a weight matrix as stored: out x in), or B itself
+ * when IB_GEMM_B_KN is set. Leading dimensions are in floats. bias may be NULL.
+ * Uses a per-thread packing buffer; safe to call from several threads at once.
+ */
+void ib_gemm(int M, int N, int K,
+             const float *A, int lda,
+             const float *B, int ldb,
+             const float *bias,
+             float *C, int ldc, int flags);
+
+/* x[rows, dim] (row stride ld) = LayerNorm(x) * gamma + beta, in place. */
+void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const float *beta, float eps);
+
+/* Each row of S[rows, cols] (stride ld) becomes softmax(scale * row). */
+void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale);
+
+/* out[i, :] = word[ids[i], :] + position[positions[i], :] + type[0, :] for i < n. */
+void ib_embed_tokens(const int32_t *ids, const int32_t *positions, int n, int dim,
+                     const float *word, const float *position, const float *type, float *out);
+
+/* out[dim] = mean of x[0..<rows, :] (stride ld), then scaled to unit L2 norm when normalize != 0. */
+void ib_mean_pool(const float *x, int rows, int dim, int ld, int normalize, float *out);
+
+/* Exact GELU on n values in place (for tests and small paths). */
+void ib_gelu(float *x, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+// An embedding provider turns texts into vectors. The native provider runs
+// all-MiniLM-L6-v2 in-process (IBModel); HTTP providers live in Providers*.swift.
+import IBCore
+import IBModel
+
+public protocol EmbeddingProvider: AnyObject {
+    /// Written into each record's "model" field.
+    var modelID: String { get }
+    /// Length of every vector.
+    var dimension: Int { get }
+    /// One vector per text, in order. Errors are IBError (exit code 4 for provider failures).
+    func embed(_ texts: [String]) throws -> [[Float]]
+    /// Texts that were too long and truncated, since creation (for the one warning per run).
+    var truncatedCount: Int { get }
+    /// Longest text in tokens, when the provider has such a limit.
+    var maxSequenceLength: Int? { get }
+}
+
+extension EmbeddingProvider {
+    public var truncatedCount: Int { 0 }
+    public var maxSequenceLength: Int? { nil }
+}
+
+/// all-MiniLM-L6-v2 (or any BERT sentence-transformers folder) run natively.
+public final class NativeProvider: EmbeddingProvider {
+    public let encoder: SentenceEncoder
+
+    public init(encoder: SentenceEncoder) { self.encoder = encoder }
+
+    public init(modelDirectory: String, batchSize: Int = SentenceEncoder.defaultBatchSize, threads: Int? = nil,
+                verify: ModelVerification.Mode = .onFirstUse) throws(IBError) {
+        encoder = try SentenceEncoder(directory: modelDirectory, verify: verify, batchSize: batchSize, threads: threads)
+    }
+
+    public var modelID: String { encoder.modelID }
+    public var dimension: Int { encoder.dimension }
+    public var truncatedCount: Int { encoder.truncatedCount }
+    public var maxSequenceLength: Int? { encoder.maxSequenceLength }
+    public func embed(_ texts: [String]) throws -> [[Float]] { encoder.embed(texts) }
+}

@@ -1,1 +1,0 @@
-// IBEmbed: work in progress.

@@ -1,0 +1,165 @@
+// The BERT encoder forward pass, top to bottom.
+//
+// A batch is a list of token sequences of different lengths, laid end to end
+// ("ragged"): row t of every activation matrix is one token of one sequence.
+// Every step except attention works per token, so no padding is ever computed;
+// attention runs per sequence and per head over that sequence's own tokens,
+// which is exactly what BERT's attention mask does for padded positions.
+//
+// The weights are pointers into the mapped safetensors file, used as stored:
+// a Linear weight is [out, in] row-major, and ib_gemm computes x * W^T.
+import CKernels
+import IBCore
+
+/// The weights of one encoder layer, as pointers into the mapped file.
+struct LayerWeights {
+    let query, queryBias, key, keyBias, value, valueBias: UnsafePointer<Float>
+    let attentionOut, attentionOutBias, attentionNorm, attentionNormBias: UnsafePointer<Float>
+    let intermediate, intermediateBias, output, outputBias, outputNorm, outputNormBias: UnsafePointer<Float>
+}
+
+/// All weights, checked by name, dtype and shape against config.json.
+struct BertWeights {
+    let wordEmbeddings, positionEmbeddings, typeEmbeddings: UnsafePointer<Float>
+    let embeddingNorm, embeddingNormBias: UnsafePointer<Float>
+    let layers: [LayerWeights]
+
+    init(_ file: SafeTensors, _ c: BertConfig) throws(IBError) {
+        // Checkpoints saved from BertForX carry a "bert." prefix.
+        let prefix = file.tensors["bert.embeddings.word_embeddings.weight"] != nil ? "bert." : ""
+        func t(_ name: String, _ shape: [Int]) throws(IBError) -> UnsafePointer<Float> {
+            try file.float32(prefix + name, shape: shape)
+        }
+        let h = c.hiddenSize, i = c.intermediateSize
+        wordEmbeddings = try t("embeddings.word_embeddings.weight", [c.vocabSize, h])
+        positionEmbeddings = try t("embeddings.position_embeddings.weight", [c.maxPositions, h])
+        typeEmbeddings = try t("embeddings.token_type_embeddings.weight", [c.typeVocabSize, h])
+        embeddingNorm = try t("embeddings.LayerNorm.weight", [h])
+        embeddingNormBias = try t("embeddings.LayerNorm.bias", [h])
+        var layers: [LayerWeights] = []
+        for l in 0..<c.layers {
+            let p = "encoder.layer.\(l)."
+            layers.append(LayerWeights(
+                query: try t(p + "attention.self.query.weight", [h, h]),
+                queryBias: try t(p + "attention.self.query.bias", [h]),
+                key: try t(p + "attention.self.key.weight", [h, h]),
+                keyBias: try t(p + "attention.self.key.bias", [h]),
+                value: try t(p + "attention.self.value.weight", [h, h]),
+                valueBias: try t(p + "attention.self.value.bias", [h]),
+                attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
+                attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
+                attentionNorm: try t(p + "attention.output.LayerNorm.weight", [h]),
+                attentionNormBias: try t(p + "attention.output.LayerNorm.bias", [h]),
+                intermediate: try t(p + "intermediate.dense.weight", [i, h]),
+                intermediateBias: try t(p + "intermediate.dense.bias", [i]),
+                output: try t(p + "output.dense.weight", [h, i]),
+                outputBias: try t(p + "output.dense.bias", [h]),
+                outputNorm: try t(p + "output.LayerNorm.weight", [h]),
+                outputNormBias: try t(p + "output.LayerNorm.bias", [h])))
+        }
+        self.layers = layers
+        // Anything else in the file must be something BERT checkpoints are known to carry.
+        let known = Set(["embeddings.position_ids"])
+        for name in file.tensors.keys {
+            let bare = name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : name
+            if bare.hasPrefix("encoder.layer."), let n = Int(bare.dropFirst(14).prefix { $0 != "." }), n >= c.layers {
+                throw IBError("\(file.path): tensor '\(name)' is beyond num_hidden_layers \(c.layers) in config.json")
+            }
+            if !(bare.hasPrefix("embeddings.") || bare.hasPrefix("encoder.") || bare.hasPrefix("pooler.")
+                 || bare.hasPrefix("cls.") || known.contains(bare)) {
+                throw IBError("\(file.path): unexpected tensor '\(name)'")
+            }
+        }
+    }
+}
+
+/// Activations for one batch; each worker thread owns one and reuses it.
+final class Workspace {
+    private(set) var tokenCapacity = 0
+    private(set) var sequenceCapacity = 0
+    var x, q, k, v, context, ffn: UnsafeMutablePointer<Float>?
+    var scores: UnsafeMutablePointer<Float>?
+    var ids: [Int32] = [], positions: [Int32] = []
+
+    func reserve(tokens: Int, longest: Int, config c: BertConfig) {
+        if tokens > tokenCapacity {
+            for p in [x, q, k, v, context, ffn] { p?.deallocate() }
+            let h = c.hiddenSize
+            x = .allocate(capacity: tokens * h); q = .allocate(capacity: tokens * h)
+            k = .allocate(capacity: tokens * h); v = .allocate(capacity: tokens * h)
+            context = .allocate(capacity: tokens * h); ffn = .allocate(capacity: tokens * c.intermediateSize)
+            tokenCapacity = tokens
+        }
+        if longest > sequenceCapacity {
+            scores?.deallocate()
+            scores = .allocate(capacity: longest * longest)
+            sequenceCapacity = longest
+        }
+    }
+
+    deinit { for p in [x, q, k, v, context, ffn, scores] { p?.deallocate() } }
+}
+
+struct BertEncoder {
+    let config: BertConfig
+    let weights: BertWeights
+
+    /// Runs the encoder over `sequences` (token ids with [CLS] and [SEP], each no
+    /// longer than max_position_embeddings) and writes one pooled vector per
+    /// sequence to `out` (sequences.count x hidden).
+    func forward(_ sequences: [[Int32]], pooling: Pooling, normalize: Bool,
+                 workspace ws: Workspace, out: UnsafeMutablePointer<Float>) {
+        let c = config, w = weights
+        let h = Int32(c.hiddenSize), inter = Int32(c.intermediateSize)
+        let headSize = Int32(c.headSize)
+        let lengths = sequences.map(\.count)
+        let tokens = lengths.reduce(0, +)
+        ws.reserve(tokens: tokens, longest: lengths.max() ?? 0, config: c)
+        let x = ws.x!, q = ws.q!, k = ws.k!, v = ws.v!, context = ws.context!, ffn = ws.ffn!, scores = ws.scores
+        let T = Int32(tokens)
+
+        // 1. Embeddings: word + token type (all 0) + position, then LayerNorm.
+        ws.ids.removeAll(keepingCapacity: true); ws.positions.removeAll(keepingCapacity: true)
+        for s in sequences {
+            ws.ids.append(contentsOf: s)
+            ws.positions.append(contentsOf: (0..<Int32(s.count)))
+        }
+        ib_embed_tokens(ws.ids, ws.positions, T, h, w.wordEmbeddings, w.positionEmbeddings, w.typeEmbeddings, x)
+        ib_layernorm(x, T, h, h, w.embeddingNorm, w.embeddingNormBias, c.layerNormEps)
+
+        let scale = 1 / Float(headSize).squareRoot()
+        for layer in w.layers {
+            // 2. Self-attention: project to queries, keys and values ...
+            ib_gemm(T, h, h, x, h, layer.query, h, layer.queryBias, q, h, 0)
+            ib_gemm(T, h, h, x, h, layer.key, h, layer.keyBias, k, h, 0)
+            ib_gemm(T, h, h, x, h, layer.value, h, layer.valueBias, v, h, 0)
+            // ... then per sequence and head: softmax(q k^T / sqrt(d)) v.
+            var start = 0
+            for length in lengths {
+                let L = Int32(length)
+                for head in 0..<Int(c.heads) {
+                    let offset = start * Int(h) + head * Int(headSize)
+                    ib_gemm(L, L, headSize, q + offset, h, k + offset, h, nil, scores, L, 0)
+                    ib_softmax_rows(scores, L, L, L, scale)
+                    ib_gemm(L, headSize, L, scores, L, v + offset, h, nil, context + offset, h, Int32(IB_GEMM_B_KN))
+                }
+                start += length
+            }
+            // 3. Output projection, residual, LayerNorm: x = LN(x + context Wo^T + bo).
+            ib_gemm(T, h, h, context, h, layer.attentionOut, h, layer.attentionOutBias, x, h, Int32(IB_GEMM_ACCUMULATE))
+            ib_layernorm(x, T, h, h, layer.attentionNorm, layer.attentionNormBias, c.layerNormEps)
+            // 4. Feed-forward: x = LN(x + GELU(x Wi^T + bi) Wo^T + bo).
+            ib_gemm(T, inter, h, x, h, layer.intermediate, h, layer.intermediateBias, ffn, inter, Int32(IB_GEMM_GELU))
+            ib_gemm(T, h, inter, ffn, inter, layer.output, inter, layer.outputBias, x, h, Int32(IB_GEMM_ACCUMULATE))
+            ib_layernorm(x, T, h, h, layer.outputNorm, layer.outputNormBias, c.layerNormEps)
+        }
+
+        // 5. Pooling over each sequence's tokens (all of them are real tokens), then L2 normalisation.
+        var start = 0
+        for (i, length) in lengths.enumerated() {
+            let rows = pooling == .cls ? 1 : Int32(length)
+            ib_mean_pool(x + start * Int(h), rows, h, h, normalize ? 1 : 0, out + i * Int(h))
+            start += length
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// IBModel: work in progress.

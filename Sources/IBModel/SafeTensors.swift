@@ -1,0 +1,101 @@
+// A safetensors file, mapped into memory read-only. Nothing is copied: a
+// tensor is a pointer into the mapping. The format is an 8-byte little-endian
+// header length, a JSON header {name: {dtype, shape, data_offsets}}, then the
+// tensor bytes (offsets are relative to the end of the header).
+#if canImport(Glibc)
+import Glibc
+#endif
+import IBCore
+
+public struct TensorInfo: Sendable {
+    public let name: String
+    public let dtype: String
+    public let shape: [Int]
+    /// Byte range in the data section.
+    public let start: Int
+    public let end: Int
+}
+
+public final class SafeTensors: @unchecked Sendable {
+    public let path: String
+    public let fileSize: Int
+    public let tensors: [String: TensorInfo]
+    private let base: UnsafeRawPointer
+    private let dataStart: Int
+
+    public init(path: String) throws(IBError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw IBError("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw IBError("\(path): \(String(cString: strerror(errno)))") }
+        fileSize = Int(info.st_size)
+        guard fileSize >= 8 else { throw IBError("\(path): truncated safetensors file (\(fileSize) bytes)") }
+        guard let mapping = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
+            throw IBError("\(path): cannot map: \(String(cString: strerror(errno)))")
+        }
+        base = UnsafeRawPointer(mapping)
+        var headerLength = 0
+        for i in 0..<8 { headerLength |= Int(base.load(fromByteOffset: i, as: UInt8.self)) << (8 * i) }
+        guard headerLength > 1, headerLength <= 100 << 20, 8 + headerLength <= fileSize else {
+            munmap(mapping, fileSize)
+            throw IBError("\(path): truncated or not a safetensors file (header length \(headerLength), file \(fileSize) bytes)")
+        }
+        dataStart = 8 + headerLength
+        let header: JSON
+        do {
+            header = try JSON.parse(UnsafeBufferPointer(start: base.advanced(by: 8).assumingMemoryBound(to: UInt8.self),
+                                                        count: headerLength))
+        } catch {
+            munmap(mapping, fileSize)
+            throw IBError("\(path): safetensors header is not valid JSON: \(error)")
+        }
+        guard let object = header.objectValue else {
+            munmap(mapping, fileSize)
+            throw IBError("\(path): safetensors header is not a JSON object")
+        }
+        var tensors: [String: TensorInfo] = [:]
+        let dataSize = fileSize - dataStart
+        for (name, value) in object.entries where name != "__metadata__" {
+            guard let dtype = value["dtype"]?.stringValue,
+                  let shape = value["shape"]?.arrayValue?.compactMap(\.intValue),
+                  let offsets = value["data_offsets"]?.arrayValue?.compactMap(\.intValue), offsets.count == 2
+            else {
+                munmap(mapping, fileSize)
+                throw IBError("\(path): tensor '\(name)' has a malformed header entry")
+            }
+            guard offsets[0] >= 0, offsets[0] <= offsets[1] else {
+                munmap(mapping, fileSize)
+                throw IBError("\(path): tensor '\(name)' has bad data offsets")
+            }
+            guard offsets[1] <= dataSize else {
+                munmap(mapping, fileSize)
+                throw IBError("\(path): truncated safetensors file: tensor '\(name)' ends at byte \(dataStart + offsets[1]) but the file has \(fileSize) bytes")
+            }
+            tensors[name] = TensorInfo(name: name, dtype: dtype, shape: shape, start: offsets[0], end: offsets[1])
+        }
+        self.tensors = tensors
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: base), fileSize) }
+
+    /// The whole file, for hashing.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: fileSize) }
+
+    /// An F32 tensor of exactly `shape`, as a pointer into the mapping.
+    public func float32(_ name: String, shape: [Int]) throws(IBError) -> UnsafePointer<Float> {
+        guard let info = tensors[name] else { throw IBError("\(path): tensor '\(name)' is missing") }
+        guard info.dtype == "F32" else { throw IBError("\(path): tensor '\(name)' is \(info.dtype), expected F32") }
+        guard info.shape == shape else {
+            throw IBError("\(path): tensor '\(name)' has shape \(info.shape), expected \(shape) from config.json")
+        }
+        let count = shape.reduce(1, *)
+        guard info.end - info.start == count * 4 else {
+            throw IBError("\(path): tensor '\(name)' has \(info.end - info.start) bytes, expected \(count * 4)")
+        }
+        let address = base.advanced(by: dataStart + info.start)
+        guard Int(bitPattern: address) % 4 == 0 else { throw IBError("\(path): tensor '\(name)' is not 4-byte aligned") }
+        return address.assumingMemoryBound(to: Float.self)
+    }
+}

@@ -1,0 +1,220 @@
+// SentenceEncoder: a sentence-transformers BERT model folder, loaded natively.
+//
+//     let model = try SentenceEncoder(directory: Config.modelDirectory())
+//     let vectors = model.embed(["a query", "a passage"])   // [[Float]], unit length
+//
+// Loading maps model.safetensors and checks it (size, header, every tensor's
+// name, dtype and shape against config.json, vocab.txt against vocab_size);
+// no weight is copied, so loading costs a few milliseconds. The full sha256
+// of the weights is checked once per file (see ModelVerification.swift).
+//
+// embed() sorts texts by token count and cuts them into batches; batches run
+// on `threads` worker threads, each with its own activations. Results come
+// back in input order, and a text's vector does not depend on its batch.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CKernels
+import IBCore
+import IBTokenizer
+
+public final class SentenceEncoder: @unchecked Sendable {
+    public let directory: String
+    /// "all-MiniLM-L6-v2" for the default model: the folder's name.
+    public let modelID: String
+    public let dimension: Int
+    /// Tokens per text, [CLS] and [SEP] included; longer texts are truncated.
+    public let maxSequenceLength: Int
+    public let config: BertConfig
+    public let sentenceConfig: SentenceConfig
+    public let tokenizer: WordPieceTokenizer
+    /// Texts per forward pass.
+    public var batchSize: Int
+    /// Worker threads for embed().
+    public var threads: Int
+
+    private let file: SafeTensors
+    private let encoder: BertEncoder
+    private let lock = Mutex()
+    private var _truncated = 0
+    private var idleWorkspaces: [Workspace] = []
+
+    public static let defaultBatchSize = 16
+
+    /// How many texts were longer than maxSequenceLength and truncated, since loading.
+    public var truncatedCount: Int { lock.withLock { _truncated } }
+
+    /// Loads the model folder. `verify` decides when the full sha256 is computed.
+    public init(directory: String, verify: ModelVerification.Mode = .onFirstUse,
+                batchSize: Int = SentenceEncoder.defaultBatchSize, threads: Int? = nil) throws(IBError) {
+        var dir = directory
+        while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+        guard FileSystem.isDirectory(dir) else {
+            throw IBError("model folder \(dir) not found: run scripts/fetch-model (or set IB_MODEL_DIR / --model-dir)")
+        }
+        for required in ["config.json", "model.safetensors", "vocab.txt"] where !FileSystem.exists(dir + "/" + required) {
+            throw IBError("model folder \(dir) has no \(required): run scripts/fetch-model to download the model again")
+        }
+        self.directory = dir
+        modelID = String(dir.split(separator: "/").last ?? "model")
+        config = try BertConfig(path: dir + "/config.json")
+        sentenceConfig = try SentenceConfig(directory: dir, config: config)
+        maxSequenceLength = sentenceConfig.maxSequenceLength
+        dimension = config.hiddenSize
+        tokenizer = try WordPieceTokenizer(vocabPath: dir + "/vocab.txt")
+        guard tokenizer.vocabulary.count == config.vocabSize else {
+            throw IBError("\(dir)/vocab.txt has \(tokenizer.vocabulary.count) tokens but config.json says vocab_size \(config.vocabSize)")
+        }
+        file = try SafeTensors(path: dir + "/model.safetensors")
+        encoder = BertEncoder(config: config, weights: try BertWeights(file, config))
+        try ModelVerification.check(file, mode: verify)
+        self.batchSize = max(1, batchSize)
+        self.threads = max(1, threads ?? SentenceEncoder.availableCores)
+    }
+
+    public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    // MARK: - Tokens
+
+    /// Token ids for `text` with [CLS] and [SEP], truncated to maxSequenceLength
+    /// as sentence-transformers does (first max-2 pieces, then [SEP]).
+    public func tokenize(_ text: String) -> (ids: [Int32], truncated: Bool) {
+        var ids = tokenizer.encode(text)
+        guard ids.count > maxSequenceLength else { return (ids, false) }
+        ids.removeSubrange((maxSequenceLength - 1)..<ids.count)
+        ids.append(tokenizer.sepID)
+        return (ids, true)
+    }
+
+    // MARK: - Embedding
+
+    /// One unit-length vector per text, in order.
+    public func embed(_ texts: [String]) -> [[Float]] {
+        var sequences: [[Int32]] = []
+        sequences.reserveCapacity(texts.count)
+        var truncated = 0
+        for text in texts {
+            let (ids, cut) = tokenize(text)
+            sequences.append(ids)
+            if cut { truncated += 1 }
+        }
+        if truncated > 0 { lock.withLock { _truncated += truncated } }
+        return embed(tokenIDs: sequences)
+    }
+
+    /// One vector per token sequence (ids with [CLS] and [SEP]), in order.
+    /// Sequences longer than maxSequenceLength are truncated.
+    public func embed(tokenIDs input: [[Int32]]) -> [[Float]] {
+        let n = input.count
+        guard n > 0 else { return [] }
+        let sequences = input.map { ids -> [Int32] in
+            guard ids.count > maxSequenceLength else { return ids }
+            return Array(ids.prefix(maxSequenceLength - 1)) + [ids.last ?? tokenizer.sepID]
+        }
+        // Longest first, so that the slowest batches start first and the last ones are short.
+        let lengths = sequences.map(\.count)
+        let order = (0..<n).sorted { (a: Int, b: Int) -> Bool in
+            lengths[a] != lengths[b] ? lengths[a] > lengths[b] : a < b
+        }
+        var batches: [[Int]] = []
+        var i = 0
+        while i < n {
+            batches.append(Array(order[i..<min(n, i + batchSize)]))
+            i += batchSize
+        }
+        let dim = dimension
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: n * dim)
+        defer { output.deallocate() }
+        let sorted = UnsafeMutablePointer<Float>.allocate(capacity: batchSize * dim * batches.count)
+        defer { sorted.deallocate() }
+        let next = Counter()
+        let workers = min(threads, batches.count)
+        let body = { [self] in
+            let workspace = self.takeWorkspace()
+            while true {
+                let b = next.next()
+                if b >= batches.count { break }
+                let batch = batches[b].map { sequences[$0] }
+                self.encoder.forward(batch, pooling: self.sentenceConfig.pooling,
+                                     normalize: self.sentenceConfig.normalize,
+                                     workspace: workspace, out: sorted + b * self.batchSize * dim)
+            }
+            self.returnWorkspace(workspace)
+        }
+        runParallel(workers, body)
+        for (b, batch) in batches.enumerated() {
+            for (j, index) in batch.enumerated() {
+                (output + index * dim).update(from: sorted + (b * batchSize + j) * dim, count: dim)
+            }
+        }
+        return (0..<n).map { Array(UnsafeBufferPointer(start: output + $0 * dim, count: dim)) }
+    }
+
+    /// Which instruction set the kernels use ("avx512" or "avx2").
+    public static var kernelISA: String { String(cString: ib_kernels_isa()) }
+
+    /// Uses the AVX-512 kernels when `avx512` and the CPU has them, else AVX2
+    /// (also set by IB_KERNELS=avx2). Returns the ISA now in use. For tests and benchmarks.
+    @discardableResult
+    public static func selectKernels(avx512: Bool) -> String {
+        ib_kernels_select(avx512 ? 1 : 0)
+        return kernelISA
+    }
+
+    // Activations are kept between calls (one set per worker) so repeated calls do not reallocate.
+    private func takeWorkspace() -> Workspace {
+        lock.withLock { idleWorkspaces.popLast() } ?? Workspace()
+    }
+
+    private func returnWorkspace(_ workspace: Workspace) {
+        lock.withLock { idleWorkspaces.append(workspace) }
+    }
+}
+
+// MARK: - Threads
+
+/// A pthread mutex.
+final class Mutex: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}
+
+/// Hands out 0, 1, 2, ... to worker threads.
+final class Counter: @unchecked Sendable {
+    private let lock = Mutex()
+    private var value = 0
+    func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
+}
+
+private final class ThreadBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
+
+/// Runs `body` on `count` threads (the calling thread is one of them) and waits for all.
+func runParallel(_ count: Int, _ body: @escaping () -> Void) {
+    guard count > 1 else { body(); return }
+    var threads: [pthread_t] = []
+    for _ in 1..<count {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        let started = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
+        if started == 0 {
+            threads.append(thread)
+        } else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+        }
+    }
+    body()
+    for thread in threads { pthread_join(thread, nil) }
+}
