@@ -111,7 +111,7 @@ CREATE TABLE book_authors (
     author_id INTEGER NOT NULL REFERENCES authors(id),
     position  INTEGER NOT NULL,
     PRIMARY KEY (book_id, position)
-) WITHOUT ROWID;
+);
 CREATE INDEX idx_book_authors_author ON book_authors(author_id);
 
 -- Pages: physical number from 1, the printed label ("iv", "23") where known.

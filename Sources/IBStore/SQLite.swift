@@ -49,6 +49,8 @@ public final class Database {
     /// The raw sqlite3* handle, for C extensions and special cases.
     public let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// PRAGMA mmap_size for every connection (vector scans read blocks through the map).
+    nonisolated(unsafe) public static var mmapSize: Int = 1 << 32
     /// How long a writer waits for others in total before giving up (seconds).
     public var writeWaitLimit: Double = 600
 
@@ -74,6 +76,9 @@ public final class Database {
             try execute("PRAGMA foreign_keys = ON")
             _ = try scalarInt("SELECT count(*) FROM sqlite_schema")
             if !readOnly {
+                // A new file: 64 KiB pages keep vector blocks on few overflow pages (ibvec's advice).
+                // page_size only takes effect before the first table exists.
+                if try scalarInt("PRAGMA page_count") == 0 { try execute("PRAGMA page_size = 65536") }
                 try withBusyRetry { () throws(SQLiteError) in
                     let mode = try self.rawScalarText("PRAGMA journal_mode = WAL")
                     if mode?.lowercased() != "wal" {
@@ -81,6 +86,9 @@ public final class Database {
                     }
                 }
                 try execute("PRAGMA synchronous = NORMAL")
+            }
+            if Database.mmapSize > 0 {
+                try execute("PRAGMA mmap_size = \(Database.mmapSize)")
             }
         } catch {
             sqlite3_close_v2(db)

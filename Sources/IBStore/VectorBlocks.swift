@@ -104,10 +104,21 @@ public enum VectorBlocks {
     }
 }
 
-/// The opt-in quantised index: fills vectors_i8/scales or bits for a book's
-/// blocks through ibvec's SQL functions, when the library asks for it.
+/// The opt-in quantised index (meta 'quantize': 'off', 'i8' or 'bits'): fills
+/// vectors_i8 + scales, or bits, of a book's blocks through ibvec's block functions.
 public enum Quantization {
-    public static func fill(_ db: Database, bookID: String, mode: String) throws {
-        _ = (db, bookID, mode)
+    public static let modes = ["off", "i8", "bits"]
+
+    public static func fill(_ db: Database, bookID: String?, mode: String) throws {
+        let scope = bookID == nil ? "" : " WHERE book_id = ?1"
+        let arguments: [SQLValue] = bookID.map { [.text($0)] } ?? []
+        switch mode {
+        case "i8":
+            try db.run("UPDATE vector_blocks SET vectors_i8 = vec_block_i8(vectors, dim), scales = vec_block_scales(vectors, dim), bits = NULL" + scope, arguments)
+        case "bits":
+            try db.run("UPDATE vector_blocks SET bits = vec_block_bits(vectors, dim), vectors_i8 = NULL, scales = NULL" + scope, arguments)
+        default:
+            try db.run("UPDATE vector_blocks SET vectors_i8 = NULL, scales = NULL, bits = NULL" + scope, arguments)
+        }
     }
 }
