@@ -61,10 +61,14 @@ public final class Chunker {
 
     // MARK: units
 
+    var cache = TokenCountCache()
+
     func count(_ bytes: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Int {
         switch options.unit {
         case .words: return 1
-        case .tokens: return tokenizer!.countTokens(utf8: UnsafeBufferPointer(rebasing: bytes[s..<e]))
+        case .tokens:
+            let tokenizer = self.tokenizer!
+            return cache.count(bytes, s, e) { tokenizer.countTokens(utf8: UnsafeBufferPointer(rebasing: bytes[s..<e])) }
         }
     }
 
@@ -93,6 +97,18 @@ public final class Chunker {
             sawGap = false
         }
         while i < b.count {
+            let byte = b[i]
+            if byte < 0x80 {  // ASCII: no ideographs, whitespace by table
+                if TextScan.asciiWhitespace[Int(byte)] {
+                    closeRun(i)
+                    if byte == 0x0A { newlines += 1 }
+                    sawGap = true
+                } else if runStart < 0 {
+                    runStart = i
+                }
+                i += 1
+                continue
+            }
             let (v, length) = TextScan.scalar(b, i)
             if TextScan.isWhitespace(v) {
                 closeRun(i)
@@ -177,6 +193,7 @@ public final class Chunker {
         var prefix = [Int](repeating: 0, count: n + 1)
         for i in 0..<n { prefix[i + 1] = prefix[i] + Int(units.tokens[i]) }
         let budget = self.budget
+        let minimumTokens = (0...4).map { Int((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
         var chunks: [ChunkRecord] = []
         var s = 0
         while s < n {
@@ -189,18 +206,20 @@ public final class Chunker {
             var e = lo
             if e < n {
                 // End at the strongest boundary that leaves the chunk full enough.
-                var best: (strength: BoundaryStrength, end: Int)? = nil
+                var bestStrength = BoundaryStrength.inWord
+                var bestEnd = -1
                 var k = e
                 while k > s + 1 {
                     let strength = units.before[k]
-                    let fill = Double(prefix[k] - prefix[s]) / Double(budget)
-                    if fill >= Chunker.minimumFill(strength) && (best == nil || strength > best!.strength) {
-                        best = (strength, k)
+                    if (bestEnd < 0 || strength > bestStrength) && prefix[k] - prefix[s] >= minimumTokens[Int(strength.rawValue)] {
+                        bestStrength = strength
+                        bestEnd = k
                         if strength == .paragraph { break }
                     }
+                    if bestStrength >= .word && prefix[k] - prefix[s] < minimumTokens[Int(BoundaryStrength.paragraph.rawValue)] { break }
                     k -= 1
                 }
-                if let best { e = best.end }
+                if bestEnd >= 0 { e = bestEnd }
             }
             chunks.append(makeChunk(units, b, s, e, index: chunks.count, tokens: prefix[e] - prefix[s],
                                     bookID: bookID, pages: pages, pageStarts: pageStarts))

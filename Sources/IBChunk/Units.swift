@@ -38,10 +38,16 @@ enum TextScan {
         return ((b0 & 0x07) << 18 | UInt32(b[i + 1] & 0x3F) << 12 | UInt32(b[i + 2] & 0x3F) << 6 | UInt32(b[i + 3] & 0x3F), 4)
     }
 
+    static let asciiWhitespace: [Bool] = (0..<128).map { $0 == 0x20 || (0x09...0x0D).contains($0) }
+
+    /// Unicode's White_Space property, which is what BERT splits words on.
     @inline(__always)
     static func isWhitespace(_ v: UInt32) -> Bool {
-        if v < 0x80 { return v == 0x20 || (v >= 0x09 && v <= 0x0D) }
-        return Unicode.Scalar(v)?.properties.isWhitespace ?? false
+        if v < 0x80 { return asciiWhitespace[Int(v)] }
+        switch v {
+        case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
+        }
     }
 
     static func isIdeograph(_ v: UInt32) -> Bool {

@@ -62,18 +62,17 @@ enum CharacterRules {
         }
     }
 
-    /// Accent stripping table (see AccentTable.swift), parsed once.
-    static let accentTable: [UInt32: [Unicode.Scalar]] = {
-        var table: [UInt32: [Unicode.Scalar]] = [:]
-        table.reserveCapacity(4096)
-        for entry in accentTableSource.split(whereSeparator: { $0 == ";" || $0 == "\n" }) {
-            guard let eq = entry.firstIndex(of: "=") else { continue }
-            let key = UInt32(entry[..<eq], radix: 16)!
-            let value = entry[entry.index(after: eq)...]
-            table[key] = value.isEmpty ? [] : value.split(separator: ",").map { Unicode.Scalar(UInt32($0, radix: 16)!)! }
+    /// The accent-stripped form of `v` from AccentTable.swift, by binary search.
+    @inline(__always)
+    static func accentReplacement(_ v: UInt32) -> Range<Int>? {
+        var lo = 0, hi = accentKeys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if accentKeys[mid] < v { lo = mid + 1 } else { hi = mid }
         }
-        return table
-    }()
+        guard lo < accentKeys.count, accentKeys[lo] == v else { return nil }
+        return Int(accentStarts[lo])..<Int(accentStarts[lo + 1])
+    }
 
     /// Lower-cases one scalar and strips its accents, appending the result.
     @inline(__always)
@@ -97,8 +96,8 @@ enum CharacterRules {
             out.append(Unicode.Scalar(0x1100 + index / 588)!)
             out.append(Unicode.Scalar(0x1161 + (index % 588) / 28)!)
             if index % 28 != 0 { out.append(Unicode.Scalar(0x11A7 + index % 28)!) }
-        } else if let replacement = accentTable[v] {
-            out.append(contentsOf: replacement)
+        } else if let replacement = accentReplacement(v) {
+            for i in replacement { out.append(Unicode.Scalar(accentValues[i])!) }
         } else {
             out.append(scalar)
         }
