@@ -5,6 +5,6 @@ import CIBVec
 enum Extensions {
     /// ibvec (vector functions and ibvec_knn), compiled in with SQLITE_CORE.
     static func register(_ db: OpaquePointer) {
-        _ = db
+        _ = sqlite3_ibvec_init(db, nil, nil)
     }
 }

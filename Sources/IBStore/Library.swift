@@ -236,6 +236,17 @@ public final class Library {
 
     // MARK: maintenance
 
+    /// Turns the opt-in quantised index on ('i8', 'bits') or off, for every block now and later.
+    public func setQuantize(_ mode: String) throws {
+        guard Quantization.modes.contains(mode) else {
+            throw IBError.usage("quantize must be one of \(Quantization.modes.joined(separator: ", ")), not '\(mode)'")
+        }
+        try db.write {
+            try setMeta("quantize", mode == "off" ? nil : mode)
+            try Quantization.fill(db, bookID: nil, mode: mode)
+        }
+    }
+
     /// Merges the full-text index, VACUUMs and truncates the WAL: gives deleted space back to the file system.
     public func vacuum() throws {
         _ = try db.write { try db.run("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')") }

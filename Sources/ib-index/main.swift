@@ -14,6 +14,7 @@ Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when 
        ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
        ib-index [--db PATH] stats
        ib-index [--db PATH] vacuum
+       ib-index [--db PATH] quantize off|i8|bits
 
 Stores book, page and chunk records (with or without embeddings) and the
 reader's records in the library, one transaction per book; manages the library.
@@ -36,7 +37,7 @@ let options: [Arguments.Option] = [
     .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
 ]
 
-let subcommands: Set<String> = ["list", "show", "delete", "set-page", "export", "stats", "vacuum", "store"]
+let subcommands: Set<String> = ["list", "show", "delete", "set-page", "export", "stats", "vacuum", "quantize", "store"]
 
 runTool("ib-index") {
     // SIGXFSZ would kill us at a file-size limit; get EFBIG and a clear error instead.
@@ -155,6 +156,12 @@ runTool("ib-index") {
         if !quiet {
             printError("ib-index: vacuum: \(before["file_bytes"]?.intValue ?? 0) -> \(after["file_bytes"]?.intValue ?? 0) bytes")
         }
+
+    case "quantize":
+        guard positionals.count == 1 else { throw IBError.usage("quantize takes one of off, i8, bits") }
+        let library = try Library.open(path: args.value("db"))
+        do { try library.setQuantize(positionals[0]) } catch let e as IBError { throw e } catch { throw library.describe(error) }
+        if !quiet { printError("ib-index: quantised index: \(positionals[0])") }
 
     default:
         throw IBError.usage("unknown command \(command)")

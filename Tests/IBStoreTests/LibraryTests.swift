@@ -398,4 +398,31 @@ final class LibraryTests: XCTestCase {
             XCTAssertEqual(book.json["created_at"]?.stringValue, expected)
         }
     }
+    // MARK: ibvec on IBStore's connections
+
+    func testIbvecSearchesStoredBlocks() throws {
+        let a = Self.book(1, chunks: 40), b = Self.book(2, chunks: 40)
+        try store(a + b)
+        let library = try Library.open(path: dbPath)
+        let target = try VectorBlocks.read(library.db, bookID: bookID(b))[17]
+        var query: [UInt8] = []
+        for f in target.vector { withUnsafeBytes(of: f.bitPattern.littleEndian) { query += $0 } }
+        let rows = try library.db.query("SELECT book_id, key, end_page, distance FROM ibvec_knn(?, 5, NULL, NULL)", query)
+        XCTAssertEqual(rows.count, 5)
+        XCTAssertEqual(rows.first?.text("book_id"), bookID(b))
+        XCTAssertEqual(rows.first?.int("key"), 17)
+        // In-scan page filter: only book a, only chunks ending on page <= 3.
+        let scoped = try library.db.query("SELECT key, end_page FROM ibvec_knn(?, 5, ?, NULL)", query, "{\"\(bookID(a))\": 3}")
+        XCTAssertEqual(scoped.count, 5)
+        XCTAssertTrue(scoped.allSatisfy { ($0.int("end_page") ?? 99) <= 3 })
+        // The opt-in quantised index fills the block columns.
+        try library.setQuantize("i8")
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NULL"), 0)
+        try store(Self.book(3, chunks: 5))
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NULL OR scales IS NULL"), 0)
+        let quantised = try library.db.query("SELECT key FROM ibvec_knn(?, 1, NULL, 'int8')", query)
+        XCTAssertEqual(quantised.first?.int("key"), 17)
+        try library.setQuantize("off")
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NOT NULL"), 0)
+    }
 }
