@@ -48,7 +48,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec"]),
         .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel"]),
-        .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBHTTP"]),
+        .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
 
         // MARK: tools
@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
-        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBTestSupport"]),
+        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),

@@ -1,2 +1,4 @@
 import IBCore
-runTool("ib-ask") { throw IBError("not built yet") }
+import IBAsk
+
+runTool("ib-ask") { try AskCommand.run(Array(CommandLine.arguments.dropFirst())) }

@@ -1,0 +1,267 @@
+// ib-ask's command line: options, provider choice, conversations, output.
+#if canImport(Glibc)
+import Glibc
+#endif
+import IBCore
+import IBStore
+
+public enum AskCommand {
+    public static let help = """
+    Usage: ib-ask [options] [QUESTION...]
+
+    Answers questions about a book with cited pages (p. N), without spoilers
+    past the reader's current page. Streams the answer to stdout.
+    With no QUESTION: an interactive session when stdin is a terminal,
+    otherwise each line of stdin is a question in the same conversation.
+
+    Options:
+      -b, --book BOOK         the book: id, id prefix or title (default: the only book)
+          --page PAGE         the reader's page (label or number) instead of the stored one
+          --provider NAME     anthropic, openai, ollama or extractive (default: $IB_PROVIDER,
+                              else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive)
+          --model NAME        the provider's model (default: $IB_MODEL or the provider's default)
+          --rounds N          at most N search rounds for providers with tools (default 3)
+      -k N                    passages per search (default 6)
+          --no-tools          always retrieve first, even for providers with tools
+          --max-tokens N      longest answer, in tokens (default 1024)
+          --timeout SECONDS   provider idle timeout (default 60)
+          --retries N         retries on 429 and 5xx (default 3)
+      -c, --continue          continue the most recent conversation (of the book, with --book)
+          --conversation ID   continue conversation ID (or a unique prefix)
+          --list              list the conversations and exit
+          --strict            remove unsupported citations (prints the answer when complete)
+          --json              write one JSON object per question (answer, citations, sources, usage)
+      -v, --verbose           tool calls, retrieved pages, token usage on stderr
+          --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
+          --model-dir DIR     the sentence encoder, for extractive answers (default $IB_MODEL_DIR)
+      -h, --help              this help
+          --version           the version
+
+    Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
+    OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR.
+    Exit codes: 0 ok, 1 error, 2 usage, 3 ambiguous book, 4 provider or network failure.
+    See ib-ask(1).
+    """
+
+    static var options: [Arguments.Option] { [
+        .init("book", short: "b", takesValue: true), .init("page", takesValue: true),
+        .init("provider", takesValue: true), .init("model", takesValue: true),
+        .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
+        .init("no-tools"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
+        .init("retries", takesValue: true), .init("continue", short: "c"),
+        .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"),
+        .init("verbose", short: "v"), .init("db", takesValue: true), .init("model-dir", takesValue: true),
+        .init("help", short: "h"), .init("version"),
+    ] }
+
+    /// Runs ib-ask with `arguments` (without the program name).
+    public static func run(_ arguments: [String]) throws {
+        let args = try Arguments(arguments, options: options)
+        if args.has("help") { OutputStream.standardOutput.write(help + "\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write("ib-ask \(ibVersion)\n"); return }
+        let verbose = args.has("verbose")
+        let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
+        let json = args.has("json"), strict = args.has("strict")
+        if args.has("continue") && args.value("conversation") != nil {
+            throw IBError.usage("--continue and --conversation cannot be used together")
+        }
+
+        let library = try Library.open(path: args.value("db"), create: false)
+        let store = ConversationStore(library.db)
+
+        if args.has("list") {
+            let bookID = try args.value("book").map { try BookLookup.resolveBook(library, $0).id }
+            try list(store, bookID: bookID, json: json)
+            return
+        }
+
+        // The conversation and its book.
+        var conversationID: String
+        var isNew = true
+        var history: [Turn] = []
+        var book: BookLookup.BookRow
+        if let id = args.value("conversation") ?? (args.has("continue") ? "" : nil) {
+            let explicitBook = try args.value("book").map { try BookLookup.resolveBook(library, $0) }
+            let info: ConversationInfo
+            if id.isEmpty {
+                guard let latest = try store.latest(bookID: explicitBook?.id) else {
+                    throw IBError("no conversation to continue" + (explicitBook.map { " for \($0.title)" } ?? ""))
+                }
+                info = latest
+            } else {
+                info = try store.find(id)
+            }
+            if let explicitBook, explicitBook.id != info.bookID {
+                throw IBError.usage("conversation \(info.id) is about '\(info.bookTitle)', not '\(explicitBook.title)'")
+            }
+            conversationID = info.id
+            isNew = false
+            history = try store.turns(info.id)
+            book = try BookLookup.resolveBook(library, info.bookID)
+            log?("continuing conversation \(info.id) (\(history.count) earlier turns): \(info.title)")
+        } else {
+            book = try BookLookup.resolveBook(library, args.value("book"))
+            conversationID = ConversationStore.newID()
+        }
+        let context = try BookLookup.context(library.db, book: book, pageOverride: args.value("page"))
+
+        // The provider.
+        var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"))
+        settings.timeout = try args.double("timeout") ?? 60
+        guard settings.timeout > 0 else { throw IBError.usage("--timeout must be more than 0") }
+        settings.maxRetries = try args.int("retries", min: 0) ?? 3
+        settings.useTools = !args.has("no-tools")
+        settings.onRetry = { retry in
+            printError("ib-ask: \(providerLabel(settings.name)) answered \(retry.reason); retrying in \(formatDelay(retry.delay))")
+        }
+        let provider = settings.makeProvider()
+        log?("book \(context.id) '\(context.title)'" + (context.currentPage.map { ", reader at p. \(context.display($0))" } ?? ", no current page")
+             + "; provider \(settings.name)" + (provider.map { " (\($0.model))" } ?? ""))
+
+        let db = library.db
+        let modelDir = Config.modelDirectory(flag: args.value("model-dir"))
+        let asker = Asker(book: context, provider: provider,
+                          retriever: { try makeRetriever(library) },
+                          embedder: { try ModelEmbedder(directory: modelDir) })
+        asker.maxRounds = try args.int("rounds", min: 0) ?? 3
+        asker.k = try args.int("k", min: 1) ?? 6
+        asker.maxTokens = try args.int("max-tokens", min: 16) ?? 1024
+        asker.log = log
+        let bookID = context.id
+        asker.pageText = { page in
+            try? db.scalarText("SELECT text FROM pages WHERE book_id = ? AND page = ?", bookID, page)
+        }
+
+        let questionArgs = args.positionals.joined(separator: " ").trimmed
+        func askOne(_ question: String) throws {
+            let streaming = !json && !strict
+            var printed = ""
+            let result = try asker.ask(question, history: history) { text in
+                guard streaming else { return }
+                printed += text
+                OutputStream.standardOutput.write(text)
+                OutputStream.standardOutput.flush()
+            }
+            let turn = Turn(question: question, searches: result.searches, answer: result.answer)
+            // The whole turn, in one transaction, only now that the answer is complete.
+            do {
+                try store.append(turn, conversationID: conversationID, bookID: context.id, create: isNew)
+            } catch {
+                throw library.describe(error)
+            }
+            isNew = false
+            history.append(turn)
+            for c in result.unsupported {
+                printError("ib-ask: unsupported citation \(c.text): " + (c.pages.isEmpty ? "no such page" : "not among the retrieved pages")
+                           + (strict ? " (removed)" : ""))
+            }
+            let answer = strict ? Citations.removeUnsupported(result.answer, result.citations) : result.answer
+            if json {
+                OutputStream.standardOutput.writeJSON(output(result, answer: answer, question: question,
+                                                             conversationID: conversationID, book: context, strict: strict))
+            } else if strict {
+                OutputStream.standardOutput.write(answer + "\n")
+            } else if !printed.hasSuffix("\n") {
+                OutputStream.standardOutput.write("\n")
+            }
+            OutputStream.standardOutput.flush()
+        }
+
+        if !questionArgs.isEmpty {
+            try askOne(questionArgs)
+            return
+        }
+        let interactive = Terminal.stdinIsTerminal
+        if interactive {
+            printError("ib-ask: \(context.title)" + (context.currentPage.map { ", up to p. \(context.display($0))" } ?? "")
+                       + " — \(settings.name). Ask a question; an empty line or Ctrl-D ends.")
+        }
+        let reader = StdinLines()
+        while true {
+            if interactive { printErrorNoNewline("> ") }
+            guard let line = reader.next() else { break }
+            let question = line.trimmed
+            if question.isEmpty { if interactive { break } else { continue } }
+            try askOne(question)
+            if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
+        }
+        if !isNew { log?("conversation \(conversationID)") }
+    }
+
+    static func makeRetriever(_ library: Library) throws -> Retriever {
+        FullTextRetriever(db: library.db)
+    }
+
+    static func output(_ result: AskResult, answer: String, question: String, conversationID: String, book: BookContext, strict: Bool) -> JSON {
+        let citations = result.citations.filter { !strict || $0.supported }
+        var object = JSONObject()
+        object["conversation_id"] = .string(conversationID)
+        object["book_id"] = .string(book.id)
+        object["question"] = .string(question)
+        object["answer"] = .string(answer)
+        object["citations"] = .array(citations.map { c in
+            var j = c.json.objectValue!
+            j["labels"] = .array(c.pages.map { .string(book.display($0)) })
+            return .object(j)
+        })
+        object["sources"] = .array(result.sources.map { p in
+            ["chunk": .string(p.chunkID), "pages": [.number(Double(p.startPage)), .number(Double(p.endPage))],
+             "labels": [.string(book.display(p.startPage)), .string(book.display(p.endPage))],
+             "citation": .string("(\(book.citation(p.startPage, p.endPage)))"), "text": .string(p.text)]
+        })
+        object["usage"] = ["input_tokens": .number(Double(result.usage.input)), "output_tokens": .number(Double(result.usage.output)),
+                           "calls": .number(Double(result.calls))]
+        object["provider"] = .string(result.provider)
+        object["model"] = .string(result.model)
+        object["current_page"] = book.currentPage.map { .number(Double($0)) } ?? .null
+        return .object(object)
+    }
+
+    static func list(_ store: ConversationStore, bookID: String?, json: Bool) throws {
+        let all = try store.list(bookID: bookID)
+        for c in all {
+            if json {
+                OutputStream.standardOutput.writeJSON(["id": .string(c.id), "book_id": .string(c.bookID), "book_title": .string(c.bookTitle),
+                                                       "title": .string(c.title), "created_at": .string(c.createdAt),
+                                                       "messages": .number(Double(c.messageCount))])
+            } else {
+                OutputStream.standardOutput.write("\(c.id)  \(String(c.createdAt.prefix(16)))  \(c.bookTitle)  \(c.title)\n")
+            }
+        }
+        if all.isEmpty && !json { printError("ib-ask: no conversations yet") }
+    }
+
+    static func formatDelay(_ s: Double) -> String {
+        s < 10 ? String(Double(Int(s * 10)) / 10) + " s" : "\(Int(s)) s"
+    }
+}
+
+func printErrorNoNewline(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress!, $0.count) }
+}
+
+/// Lines of stdin, read as they come (a pipe or a terminal).
+final class StdinLines {
+    private var buffer: [UInt8] = []
+    private var eof = false
+    func next() -> String? {
+        while true {
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeFirst(nl + 1)
+                return line
+            }
+            if eof {
+                if buffer.isEmpty { return nil }
+                let line = String(decoding: buffer, as: UTF8.self)
+                buffer.removeAll()
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { eof = true } else { buffer.append(contentsOf: chunk[0..<n]) }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+// The book a conversation is about: title, authors, the reader's current
+// page, printed page labels. Loaded from the library with a few small queries
+// (the first provider request must not wait for more).
+import IBCore
+import IBStore
+
+public struct BookContext: Sendable {
+    public var id: String
+    public var title: String
+    public var authors: [String]
+    public var pageCount: Int
+    /// The reader's current physical page; nil when not set (the whole book may be used).
+    public var currentPage: Int?
+    /// Printed labels by physical page, where the book has them.
+    public var labels: [Int: String]
+
+    public init(id: String, title: String, authors: [String] = [], pageCount: Int = 0, currentPage: Int? = nil, labels: [Int: String] = [:]) {
+        self.id = id; self.title = title; self.authors = authors; self.pageCount = pageCount
+        self.currentPage = currentPage; self.labels = labels
+    }
+
+    /// How a page is shown and cited: its printed label, else its number.
+    public func display(_ page: Int) -> String { labels[page] ?? String(page) }
+
+    /// "p. 12" or "pp. 12-13" (with labels).
+    public func citation(_ start: Int, _ end: Int) -> String {
+        let a = display(start), b = display(end)
+        return start == end || a == b ? "p. \(a)" : "pp. \(a)-\(b)"
+    }
+
+    /// Physical pages whose label (or, without one, number) is `text`.
+    public func pages(forLabel text: String) -> [Int] {
+        let t = text.trimmingCharacters(in: " ").lowercased()
+        var found = labels.filter { $0.value.lowercased() == t }.map(\.key).sorted()
+        if found.isEmpty, let n = Int(t), n >= 1, labels[n] == nil || labels.isEmpty { found = [n] }
+        return found
+    }
+
+    /// Resolves a page given on the command line (a label or a number).
+    public func page(forArgument text: String) -> Int? {
+        if let exact = pages(forLabel: text).first { return exact }
+        return Int(text)
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+    var trimmed: String { trimmingCharacters(in: " \t\r\n") }
+}
+
+public enum BookLookup {
+    public struct BookRow: Sendable { public var id: String; public var title: String; public var authors: [String] }
+
+    /// Finds BOOK (id, id prefix or title, as IBStore resolves it); with no
+    /// BOOK, the only book in the library. Ambiguity is exit 3.
+    public static func resolveBook(_ library: Library, _ query: String?) throws -> BookRow {
+        if let query, !query.isEmpty {
+            let info = try library.resolveBook(query)
+            return BookRow(id: info.id, title: info.title, authors: info.authors)
+        }
+        let all = try library.db.query("SELECT id, title FROM books ORDER BY created_at, title")
+        guard !all.isEmpty else {
+            throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
+        }
+        guard all.count == 1 else {
+            throw IBError("the library has \(all.count) books; choose one with --book:\n" + all.map { "  \($0.text("id") ?? "")  \($0.text("title") ?? "")" }.joined(separator: "\n"), code: .ambiguous)
+        }
+        let id = all[0].text("id") ?? ""
+        let authors = try library.db.query("SELECT a.name AS n FROM book_authors ba JOIN authors a ON a.id = ba.author_id WHERE ba.book_id = ? ORDER BY ba.position", id).compactMap { $0.text("n") }
+        return BookRow(id: id, title: all[0].text("title") ?? "", authors: authors)
+    }
+
+    public static func context(_ db: Database, book: BookRow, pageOverride: String?) throws -> BookContext {
+        let row = try db.query("SELECT current_page, page_count FROM books WHERE id = ?", book.id).first
+        var labels: [Int: String] = [:]
+        for r in try db.query("SELECT page, label FROM pages WHERE book_id = ? AND label IS NOT NULL AND label <> ''", book.id) {
+            if let p = r.int("page"), let l = r.text("label") { labels[p] = l }
+        }
+        var context = BookContext(id: book.id, title: book.title, authors: book.authors,
+                                  pageCount: row?.int("page_count") ?? 0, currentPage: nil, labels: labels)
+        if let override = pageOverride {
+            guard let page = context.page(forArgument: override), page >= 1 else {
+                throw IBError.usage("--page: no page '\(override)' in \(book.title)")
+            }
+            context.currentPage = page
+        } else if let current = row?.int("current_page"), current > 0 {
+            context.currentPage = current
+        } else if let logged = try? db.scalarInt("SELECT page FROM progress_events WHERE book_id = ? AND page IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1", book.id), logged > 0 {
+            context.currentPage = logged
+        }
+        return context
+    }
+}

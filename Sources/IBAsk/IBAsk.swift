@@ -1,1 +1,0 @@
-// IBAsk: work in progress.

@@ -1,0 +1,52 @@
+// Retrieval for the CLI: IBSearch's hybrid search when the library has it,
+// full-text search over the library otherwise; the sentence encoder for the
+// extractive answer.
+import IBCore
+import IBStore
+import IBModel
+
+/// BM25 over chunks_fts, bounded by the reader's page in the query itself.
+public final class FullTextRetriever: Retriever {
+    let db: Database
+    public init(db: Database) { self.db = db }
+
+    public func search(_ query: String, bookID: String, maxPage: Int?, k: Int) throws -> [Passage] {
+        var words: [String] = []
+        var current = ""
+        for c in query {
+            if c.isLetter || c.isNumber { current.append(c) } else if !current.isEmpty { words.append(current); current = "" }
+        }
+        if !current.isEmpty { words.append(current) }
+        let terms = words.filter { $0.count > 2 || $0.unicodeScalars.contains { FullText.isCJK($0.value) } }
+            .map { FullText.matchExpression($0) }.filter { !$0.isEmpty }
+        guard !terms.isEmpty else { return [] }
+        let sql = """
+            SELECT c.book_id, c.chunk_index, c.start_page, c.end_page, c.content, bm25(chunks_fts) AS score
+            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            WHERE chunks_fts MATCH ? AND c.book_id = ? AND c.end_page <= ?
+            ORDER BY score LIMIT ?
+            """
+        return try db.query(sql, terms.joined(separator: " OR "), bookID, maxPage ?? Int(Int32.max), k).map {
+            Passage(bookID: $0.text("book_id") ?? bookID, chunkIndex: $0.int("chunk_index") ?? 0,
+                    startPage: $0.int("start_page") ?? 1, endPage: $0.int("end_page") ?? 1,
+                    text: $0.text("content") ?? "", score: -($0.double("score") ?? 0))
+        }
+    }
+}
+
+/// IBModel's sentence encoder, with unit-length vectors.
+public final class ModelEmbedder: SentenceEmbedder {
+    let encoder: SentenceEncoder
+    public var modelName: String { encoder.modelID }
+    public init(directory: String) throws {
+        encoder = try SentenceEncoder(directory: directory)
+    }
+    public func embed(_ texts: [String]) throws -> [[Float]] {
+        encoder.embed(texts).map { v in
+            var norm: Float = 0
+            for x in v { norm += x * x }
+            norm = norm.squareRoot()
+            return norm > 0 ? v.map { $0 / norm } : v
+        }
+    }
+}
