@@ -7,6 +7,7 @@
 // the strongest boundary that still leaves it well filled: a paragraph break,
 // else a line break, else a sentence end, else a word. The next chunk starts
 // far enough back to overlap by the configured number of tokens.
+import Dispatch
 import IBCore
 import IBTokenizer
 
@@ -54,16 +55,61 @@ public final class Chunker {
             text.append(contentsOf: page.text.utf8)
         }
         return text.withUnsafeBufferPointer { bytes in
-            let units = makeUnits(bytes)
+            let units = makeUnitsInParallel(bytes)
             return cut(units, bytes, bookID: bookID, pages: pages, pageStarts: pageStarts)
         }
+    }
+
+    /// Texts above this size are cut into units on both cores.
+    static let parallelThreshold = 1 << 18
+
+    /// Splits the text at whitespace into one part per core, makes each
+    /// part's units on its own thread, and joins them. Only the boundary in
+    /// front of each later part's first unit needs looking at again.
+    func makeUnitsInParallel(_ b: UnsafeBufferPointer<UInt8>) -> Units {
+        let parts = 2
+        guard b.count >= Chunker.parallelThreshold else { return makeUnits(b, 0..<b.count, &cache) }
+        var cuts = [0]
+        for k in 1..<parts {
+            var p = b.count * k / parts
+            while p < b.count && !TextScan.isWhitespace(UInt32(b[p])) { p += 1 }  // ASCII whitespace only: safe in UTF-8
+            cuts.append(p)
+        }
+        cuts.append(b.count)
+        var results = [Units](repeating: Units(), count: parts)
+        var caches = [cache] + (1..<parts).map { _ in TokenCountCache() }
+        let ranges = (0..<parts).map { cuts[$0]..<cuts[$0 + 1] }
+        results.withUnsafeMutableBufferPointer { out in
+            caches.withUnsafeMutableBufferPointer { caches in
+                // Each worker writes only its own slot of `out` and `caches`.
+                let shared = UncheckedSendable((self, b, out.baseAddress!, caches.baseAddress!, ranges))
+                DispatchQueue.concurrentPerform(iterations: parts) { k in
+                    let (chunker, b, out, caches, ranges) = shared.value
+                    out[k] = chunker.makeUnits(b, ranges[k], &caches[k])
+                }
+            }
+        }
+        cache = caches[0]
+        var units = results[0]
+        for k in 1..<parts where results[k].count > 0 {
+            var part = results[k]
+            if units.count > 0 {
+                // The gap between the parts decides the first unit's boundary.
+                let gapStart = Int(units.end[units.count - 1]), gapEnd = Int(part.start[0])
+                let newlines = b[gapStart..<gapEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                part.before[0] = newlines >= 2 ? .paragraph : newlines == 1 ? .line
+                    : TextScan.endsSentence(b, Int(units.start[units.count - 1]), gapStart) ? .sentence : .word
+            }
+            units.start += part.start; units.end += part.end; units.tokens += part.tokens; units.before += part.before
+        }
+        return units
     }
 
     // MARK: units
 
     var cache = TokenCountCache()
 
-    func count(_ bytes: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Int {
+    func count(_ bytes: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ cache: inout TokenCountCache) -> Int {
         switch options.unit {
         case .words: return 1
         case .tokens:
@@ -72,14 +118,14 @@ public final class Chunker {
         }
     }
 
-    func makeUnits(_ b: UnsafeBufferPointer<UInt8>) -> Units {
+    func makeUnits(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ cache: inout TokenCountCache) -> Units {
         var units = Units()
         units.start.reserveCapacity(b.count / 5)
         var newlines = 0          // in the current gap
         var sawGap = false
         var runStart = -1
         var prevRunEndsSentence = false
-        var i = 0
+        var i = range.lowerBound
 
         func boundary() -> BoundaryStrength {
             if units.count == 0 { return .paragraph }
@@ -90,13 +136,13 @@ public final class Chunker {
         }
         func closeRun(_ end: Int) {
             guard runStart >= 0 else { return }
-            addRun(runStart, end, boundary(), &units, b)
+            addRun(runStart, end, boundary(), &units, b, &cache)
             prevRunEndsSentence = TextScan.endsSentence(b, runStart, end)
             runStart = -1
             newlines = 0
             sawGap = false
         }
-        while i < b.count {
+        while i < range.upperBound {
             let byte = b[i]
             if byte < 0x80 {  // ASCII: no ideographs, whitespace by table
                 if TextScan.asciiWhitespace[Int(byte)] {
@@ -119,7 +165,7 @@ public final class Chunker {
                 let strength: BoundaryStrength = units.count == 0 ? .paragraph
                     : newlines >= 2 ? .paragraph : newlines == 1 ? .line
                     : prevRunEndsSentence ? .sentence : .word
-                units.append(i, i + length, count(b, i, i + length), strength)
+                units.append(i, i + length, count(b, i, i + length, &cache), strength)
                 prevRunEndsSentence = false
                 newlines = 0
                 sawGap = false
@@ -128,14 +174,15 @@ public final class Chunker {
             }
             i += length
         }
-        closeRun(b.count)
+        closeRun(range.upperBound)
         _ = sawGap
         return units
     }
 
     /// Adds one whitespace-free run, cutting it when it alone exceeds the budget.
-    func addRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>) {
-        let tokens = count(b, s, e)
+    func addRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+                _ cache: inout TokenCountCache) {
+        let tokens = count(b, s, e, &cache)
         if tokens <= budget { units.append(s, e, tokens, strength); return }
         // Too long: first at punctuation (pieces stay exact), then between scalars.
         var pieceStart = s
@@ -143,7 +190,7 @@ public final class Chunker {
         var i = s
         func emit(_ pe: Int) {
             guard pe > pieceStart else { return }
-            addPiece(pieceStart, pe, first ? strength : .inWord, &units, b)
+            addPiece(pieceStart, pe, first ? strength : .inWord, &units, b, &cache)
             first = false
             pieceStart = pe
         }
@@ -155,8 +202,9 @@ public final class Chunker {
         emit(e)
     }
 
-    func addPiece(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>) {
-        let tokens = count(b, s, e)
+    func addPiece(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+                  _ cache: inout TokenCountCache) {
+        let tokens = count(b, s, e, &cache)
         if tokens <= budget { units.append(s, e, tokens, strength); return }
         // A letter run longer than the budget: take as many scalars as fit.
         var start = s
@@ -166,10 +214,10 @@ public final class Chunker {
             var best = start
             while end < e {
                 end += TextScan.scalar(b, end).length
-                if count(b, start, end) <= budget { best = end } else { break }
+                if count(b, start, end, &cache) <= budget { best = end } else { break }
             }
             if best == start { best = start + TextScan.scalar(b, start).length }
-            units.append(start, best, count(b, start, best), strength)
+            units.append(start, best, count(b, start, best, &cache), strength)
             strength = .inWord
             start = best
         }
@@ -266,4 +314,10 @@ public final class Chunker {
         for i in from..<to where b[i] & 0xC0 != 0x80 { n += 1 }
         return n
     }
+}
+
+/// Hands values that are only read, or written at disjoint places, to worker threads.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

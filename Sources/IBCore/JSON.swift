@@ -266,8 +266,15 @@ struct JSONParser {
                 }
             default:
                 if byte < 0x20 { throw error("control character in string") }
-                out.append(byte)
-                position += 1
+                // Copy the run up to the next quote, backslash or control byte at once.
+                var runEnd = position + 1
+                while runEnd < bytes.count {
+                    let b = bytes[runEnd]
+                    if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+                    runEnd += 1
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<runEnd]))
+                position = runEnd
             }
         }
         throw error("unterminated string")

@@ -67,7 +67,7 @@ if overlaps and overlap_setting > 0:
         failures.append(f"median overlap {median_tokens:.1f} tokens, setting {overlap_setting}")
 else:
     median_tokens = 0.0
-print(f"check-chunks: {len(chunks)} chunks, max {max(len(r['input_ids']) for r in recount)} tokens "
+print(f"check-chunks: {len(chunks)} chunks, max {max((len(r['input_ids']) for r in recount), default=0)} tokens "
       f"(limit {max_tokens}), median overlap {median_tokens:.1f} tokens (setting {overlap_setting}), "
       f"{len(failures)} failures")
 for f in failures[:20]:
