@@ -358,10 +358,31 @@ static double ibvecCosDist(float dot, float aa, float bb){
   return 1.0 - (double)dot/den;
 }
 
+/* Non-zero when every value is finite (branch-free: checks exponent bits). */
+static int ibvecAllFinite(const float *x, sqlite3_int64 n){
+  uint32_t bad = 0;
+  sqlite3_int64 i;
+  for(i=0; i<n; i++){
+    uint32_t u;
+    memcpy(&u, x+i, 4);
+    bad |= (uint32_t)((u & 0x7f800000u)==0x7f800000u);
+  }
+  return bad==0;
+}
+
+/* max|x_i| / 127: the int8 scale of one vector. */
+static float ibvecI8Scale(const float *x, int dim){
+  float mx = 0.0f;
+  int i;
+  for(i=0; i<dim; i++){ float a = fabsf(x[i]); mx = a>mx ? a : mx; }
+  return mx / 127.0f;
+}
+
 void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale){
   float mx = 0.0f, inv;
   int i;
-  for(i=0; i<dim; i++){ float a = fabsf(x[i]); if( a>mx ) mx = a; }
+  for(i=0; i<dim; i++){ float a = fabsf(x[i]); mx = a>mx ? a : mx; }
+  *scale = mx / 127.0f;
   if( !(mx>0.0f) ){
     memset(codes, 0, (size_t)dim);
     *scale = 0.0f;
@@ -369,19 +390,25 @@ void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale){
   }
   inv = 127.0f / mx;
   for(i=0; i<dim; i++){
-    long r = lrintf(x[i]*inv);
-    if( r>127 ) r = 127;
-    if( r<-127 ) r = -127;
-    codes[i] = (int8_t)r;
+    /* branch-free: clamp, then round half to even */
+    float t = x[i]*inv;
+    t = t>127.0f ? 127.0f : t;
+    t = t<-127.0f ? -127.0f : t;
+    codes[i] = (int8_t)(int)rintf(t);
   }
-  *scale = mx / 127.0f;
 }
 
 void ibvec_quantize_bits(const float *x, int dim, uint8_t *bits){
-  int i, nb = (dim+7)/8;
-  memset(bits, 0, (size_t)nb);
-  for(i=0; i<dim; i++){
-    if( x[i]>0.0f ) bits[i>>3] |= (uint8_t)(1u << (i&7));
+  int i, j, n8 = dim & ~7;
+  for(i=0; i<n8; i+=8){
+    unsigned b = 0;
+    for(j=0; j<8; j++) b |= (unsigned)(x[i+j]>0.0f) << j;
+    bits[i>>3] = (uint8_t)b;
+  }
+  if( n8<dim ){
+    unsigned b = 0;
+    for(j=0; n8+j<dim; j++) b |= (unsigned)(x[n8+j]>0.0f) << j;
+    bits[n8>>3] = (uint8_t)b;
   }
 }
 
@@ -485,7 +512,7 @@ static int ibvecParseBlob(const char *zFunc, const void *p, int nByte,
   pOut->a = sqlite3_malloc64((sqlite3_uint64)nByte);
   if( pOut->a==0 ){ *pzErr = sqlite3_mprintf("%s: out of memory", zFunc); return SQLITE_NOMEM; }
   memcpy(pOut->a, p, (size_t)nByte);
-  for(i=0; i<n; i++){
+  if( !ibvecAllFinite(pOut->a, n) ) for(i=0; i<n; i++){
     if( !isfinite(pOut->a[i]) ){
       *pzErr = sqlite3_mprintf("%s: element %d is NaN or infinite", zFunc, i);
       sqlite3_free(pOut->a); pOut->a = 0;
@@ -762,7 +789,7 @@ static void vecBlockFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   for(i=0; i<count; i++){
     float scale;
     memcpy(tmp, p + i*dim*4, (size_t)dim*4);
-    for(j=0; j<dim; j++){
+    if( !ibvecAllFinite(tmp, dim) ) for(j=0; j<dim; j++){
       if( !isfinite(tmp[j]) ){
         char *z = sqlite3_mprintf("%s: vector %lld element %lld is NaN or infinite", zFunc, i, j);
         sqlite3_result_error(ctx, z ? z : zFunc, -1); sqlite3_free(z);
@@ -772,10 +799,7 @@ static void vecBlockFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     if( eWhat==IBVEC_BLOCK_I8 ){
       ibvec_quantize_i8(tmp, (int)dim, (int8_t*)(out + i*dim), &scale);
     }else if( eWhat==IBVEC_BLOCK_SCALES ){
-      int8_t *codes = sqlite3_malloc64((sqlite3_uint64)dim);
-      if( codes==0 ){ sqlite3_free(tmp); sqlite3_free(out); sqlite3_result_error_nomem(ctx); return; }
-      ibvec_quantize_i8(tmp, (int)dim, codes, &scale);
-      sqlite3_free(codes);
+      scale = ibvecI8Scale(tmp, (int)dim);
       memcpy(out + i*4, &scale, 4);
     }else{
       ibvec_quantize_bits(tmp, (int)dim, out + i*per);
@@ -905,6 +929,13 @@ static int knnCmpScope(const void *pa, const void *pb){
   return strcmp(((const KnnScope*)pa)->zBook, ((const KnnScope*)pb)->zBook);
 }
 
+/* A block chosen by the first pass, with its book's page limit. */
+typedef struct KnnBlk KnnBlk;
+struct KnnBlk {
+  sqlite3_int64 id;
+  sqlite3_int64 maxPage;
+};
+
 typedef struct KnnVtab KnnVtab;
 struct KnnVtab {
   sqlite3_vtab base;
@@ -947,6 +978,8 @@ struct KnnSearch {
   int *aIdx;              /* scratch: indices of the vectors that pass */
   int64_t *aKey;          /* scratch: keys of the block */
   int32_t *aEnd;          /* scratch: end pages of the block */
+  KnnBlk *aBlk;           /* blocks to read (phase 1 output) */
+  int nBlk, nBlkAlloc;
   char *zErr;
 };
 
@@ -1169,22 +1202,30 @@ static int knnBlock(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage){
   return knnScoreExact(s, id, iBook, s->aIdx, nIdx);
 }
 
-/* Steps a block statement to its end, processing every row. */
-static int knnRunStmt(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
+/* Phase 1: steps a light statement (id, book_id) over the candidate blocks
+** and records each passing block with its page limit in s->aBlk. */
+static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
                       const KnnScope *aScope, int nScope){
   int rc;
   while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
     sqlite3_int64 limit = maxPage;
     if( aScope ){
       KnnScope key, *pHit;
-      key.zBook = (char*)sqlite3_column_text(pStmt, BK_BOOK);
+      key.zBook = (char*)sqlite3_column_text(pStmt, 1);
       if( key.zBook==0 ) continue;
       pHit = bsearch(&key, aScope, (size_t)nScope, sizeof(KnnScope), knnCmpScope);
       if( pHit==0 ) continue;
       limit = pHit->maxPage;
     }
-    rc = knnBlock(s, pStmt, limit);
-    if( rc!=SQLITE_OK ) return rc;
+    if( s->nBlk==s->nBlkAlloc ){
+      int nNew = s->nBlkAlloc ? s->nBlkAlloc*2 : 64;
+      KnnBlk *a = sqlite3_realloc64(s->aBlk, sizeof(KnnBlk)*(sqlite3_uint64)nNew);
+      if( a==0 ) return SQLITE_NOMEM;
+      s->aBlk = a; s->nBlkAlloc = nNew;
+    }
+    s->aBlk[s->nBlk].id = sqlite3_column_int64(pStmt, 0);
+    s->aBlk[s->nBlk].maxPage = limit;
+    s->nBlk++;
   }
   if( rc!=SQLITE_DONE ){
     s->zErr = sqlite3_mprintf("ibvec_knn: reading vector_blocks: %s",
@@ -1192,6 +1233,37 @@ static int knnRunStmt(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
     return rc;
   }
   return SQLITE_OK;
+}
+
+/* Phase 2: reads each recorded block by rowid and scores it.  (Reading the
+** float blobs while a full-table scan statement is still open on the same
+** table proved several times slower than this rowid-driven pass.) */
+static int knnScanBlocks(KnnSearch *s){
+  sqlite3_stmt *pStmt = 0;
+  int rc, i;
+  rc = sqlite3_prepare_v2(s->pVtab->db,
+      "SELECT id, book_id, model, dim, count, keys, end_pages, length(vectors),"
+      " length(vectors_i8), length(bits) FROM vector_blocks WHERE id=?1", -1, &pStmt, 0);
+  if( rc ){
+    s->zErr = sqlite3_mprintf("ibvec_knn: cannot read the vector_blocks table: %s",
+                              sqlite3_errmsg(s->pVtab->db));
+    return rc;
+  }
+  for(i=0; i<s->nBlk && rc==SQLITE_OK; i++){
+    sqlite3_bind_int64(pStmt, 1, s->aBlk[i].id);
+    rc = sqlite3_step(pStmt);
+    if( rc==SQLITE_ROW ){
+      rc = knnBlock(s, pStmt, s->aBlk[i].maxPage);
+    }else if( rc==SQLITE_DONE ){
+      rc = SQLITE_OK;  /* deleted meanwhile */
+    }else{
+      s->zErr = sqlite3_mprintf("ibvec_knn: reading vector_blocks: %s",
+                                sqlite3_errmsg(s->pVtab->db));
+    }
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
 }
 
 /* Parses the scope argument: NULL (all), or {"book": max_end_page|null}. */
@@ -1482,16 +1554,12 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     }
   }
 
-  /* the scan */
+  /* the scan: collect the blocks in scope, then read them by rowid */
   {
-    static const char zCols[] =
-      "SELECT id, book_id, model, dim, count, keys, end_pages, length(vectors),"
-      " length(vectors_i8), length(bits) FROM vector_blocks";
     int perBook = nScope>=0 && nScope<=256;
-    char *zSql = sqlite3_mprintf(perBook ? "%s WHERE book_id=?1" : "%s", zCols);
-    if( zSql==0 ){ rc = SQLITE_NOMEM; goto done; }
-    rc = sqlite3_prepare_v2(pVtab->db, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
+    rc = sqlite3_prepare_v2(pVtab->db, perBook
+        ? "SELECT id, book_id FROM vector_blocks WHERE book_id=?1 ORDER BY id"
+        : "SELECT id, book_id FROM vector_blocks ORDER BY id", -1, &pStmt, 0);
     if( rc ){
       s.zErr = sqlite3_mprintf("ibvec_knn: cannot read the vector_blocks table: %s",
                                sqlite3_errmsg(pVtab->db));
@@ -1500,12 +1568,16 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     if( perBook ){
       for(i=0; i<nScope && rc==SQLITE_OK; i++){
         sqlite3_bind_text(pStmt, 1, aScope[i].zBook, -1, SQLITE_STATIC);
-        rc = knnRunStmt(&s, pStmt, aScope[i].maxPage, 0, 0);
+        rc = knnCollect(&s, pStmt, aScope[i].maxPage, 0, 0);
         sqlite3_reset(pStmt);
       }
     }else{
-      rc = knnRunStmt(&s, pStmt, INT64_MAX, aScope, nScope);
+      rc = knnCollect(&s, pStmt, INT64_MAX, aScope, nScope);
     }
+    sqlite3_finalize(pStmt);
+    pStmt = 0;
+    if( rc ) goto done;
+    rc = knnScanBlocks(&s);
     if( rc ) goto done;
   }
   if( s.eMode!=KNN_EXACT ){
@@ -1532,7 +1604,7 @@ done:
   sqlite3_free(s.aBuf); sqlite3_free(s.aDot); sqlite3_free(s.aVV);
   sqlite3_free(s.aIdx); sqlite3_free(s.aKey); sqlite3_free(s.aEnd);
   sqlite3_free(s.aQBuf); sqlite3_free(s.q16); sqlite3_free(s.qBits);
-  sqlite3_free(s.top.a); sqlite3_free(s.pool.a);
+  sqlite3_free(s.top.a); sqlite3_free(s.pool.a); sqlite3_free(s.aBlk);
   if( rc!=SQLITE_OK ){
     knnReset(pCur);
     sqlite3_free(pVtab->base.zErrMsg);
