@@ -27,10 +27,18 @@ Options:
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
                       stderr is not a terminal; --no-progress never prints it
+\(ProviderOptions.help)
   -h, --help          show this help
       --version       show the version
 
-Environment: IB_MODEL_DIR, XDG_DATA_HOME, XDG_CACHE_HOME (sha256 stamps).
+Providers and cache: --provider openai or ollama sends the texts to that API
+(--batch is then texts per request). Every provider's vectors are cached by
+(model, sha256 of the text) in $XDG_CACHE_HOME/ib/embeddings.db, so unchanged
+text is never embedded twice, in any book.
+
+Environment: IB_MODEL_DIR, XDG_DATA_HOME, XDG_CACHE_HOME (sha256 stamps and
+the embedding cache), IB_EMBED_PROVIDER, IB_EMBED_MODEL, OPENAI_API_KEY,
+OPENAI_BASE_URL, OLLAMA_HOST.
 Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
 2 usage error, 4 provider failure. See ib-embed(1) and ib(7).
 """
@@ -42,7 +50,7 @@ runTool("ib-embed") {
         .init("model-dir", takesValue: true), .init("verify-model"),
         .init("progress"), .init("no-progress"),
         .init("help", short: "h"), .init("version"),
-    ])
+    ] + ProviderOptions.arguments)
     if args.has("help") { print(help); return }
     if args.has("version") { print("ib-embed \(ibVersion)"); return }
     let encoding: EmbeddingEncoding = try args.choice("encoding", ["floats", "base64"]) == "base64" ? .base64 : .floats
@@ -51,9 +59,12 @@ runTool("ib-embed") {
     if args.value("query") != nil && args.has("text") { throw IBError.usage("--query and --text cannot be combined") }
     if args.value("query") != nil && !args.positionals.isEmpty { throw IBError.usage("--query takes no FILE arguments") }
 
-    let provider = try NativeProvider(modelDirectory: Config.modelDirectory(flag: args.value("model-dir")),
-                                      batchSize: batch, threads: threads,
-                                      verify: args.has("verify-model") ? .always : .onFirstUse)
+    let choice = try ProviderOptions(args)
+    let provider = try choice.makeProvider {
+        try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: args.value("model-dir")),
+                           batchSize: batch, threads: threads,
+                           verify: args.has("verify-model") ? .always : .onFirstUse)
+    }
     defer {
         if provider.truncatedCount > 0, let max = provider.maxSequenceLength {
             let n = provider.truncatedCount

@@ -1,0 +1,267 @@
+// The embedding cache: vectors keyed on (model, sha256 of the text), so that
+// unchanged text is never embedded twice, across runs and across books.
+// (llm keys its dedupe on ids; two books quoting one passage, or a chunk
+// whose id moved, would be embedded again. We key on content.)
+//
+// One SQLite file, by default $XDG_CACHE_HOME/ib/embeddings.db
+// (~/.cache/ib/embeddings.db), in WAL mode with a busy timeout so that
+// several ib-embed processes can share it. Vectors are little-endian
+// float32 blobs. The file is only a cache: deleting it is always safe, and a
+// cache that cannot be opened or written is a warning, never a failure.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+import IBCore
+
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+public final class EmbeddingCache {
+    public let path: String
+    private var db: OpaquePointer?
+    private var selectStatement: OpaquePointer?
+    private var insertStatement: OpaquePointer?
+    /// Set after the first failed read or write: the run goes on without the cache.
+    public private(set) var disabled = false
+    private var warned = false
+
+    /// $XDG_CACHE_HOME/ib/embeddings.db (default ~/.cache/ib/embeddings.db).
+    public static var defaultPath: String { Config.cacheDirectory + "/embeddings.db" }
+
+    /// Opens or creates the cache file (and its folder).
+    public init(path: String = EmbeddingCache.defaultPath) throws(IBError) {
+        self.path = path
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try FileSystem.createDirectories(String(path[..<slash]))
+        }
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let handle { sqlite3_close_v2(handle) }
+            throw IBError("cannot open the embedding cache \(path): \(message)")
+        }
+        db = handle
+        sqlite3_busy_timeout(handle, 30_000)
+        do {
+            try exec("PRAGMA journal_mode = WAL")
+            try exec("PRAGMA synchronous = NORMAL")
+            try exec("""
+                CREATE TABLE IF NOT EXISTS embeddings (
+                    model TEXT NOT NULL,
+                    sha256 BLOB NOT NULL,
+                    dim INTEGER NOT NULL,
+                    vector BLOB NOT NULL,
+                    created INTEGER NOT NULL,
+                    PRIMARY KEY (model, sha256)
+                ) WITHOUT ROWID
+                """)
+            selectStatement = try prepare("SELECT dim, vector FROM embeddings WHERE model = ?1 AND sha256 = ?2")
+            insertStatement = try prepare("INSERT OR REPLACE INTO embeddings (model, sha256, dim, vector, created) VALUES (?1, ?2, ?3, ?4, ?5)")
+        } catch {
+            close()
+            throw IBError("cannot use the embedding cache \(path): \(error.message)")
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let s = selectStatement { sqlite3_finalize(s) }
+        if let s = insertStatement { sqlite3_finalize(s) }
+        selectStatement = nil; insertStatement = nil
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// The key of a text: sha256 of its UTF-8 bytes.
+    public static func digest(_ text: String) -> [UInt8] {
+        var hasher = SHA256()
+        var text = text
+        text.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        return hasher.finalize()
+    }
+
+    /// The cached vector of each digest, or nil. Errors disable the cache (one warning).
+    public func lookup(model: String, digests: [[UInt8]]) -> [[Float]?] {
+        var out = [[Float]?](repeating: nil, count: digests.count)
+        guard !disabled, let statement = selectStatement else { return out }
+        do {
+            for (i, digest) in digests.enumerated() {
+                sqlite3_reset(statement)
+                sqlite3_bind_text(statement, 1, model, -1, sqliteTransient)
+                _ = digest.withUnsafeBytes { sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                let rc = sqlite3_step(statement)
+                if rc == SQLITE_ROW {
+                    let dim = Int(sqlite3_column_int64(statement, 0))
+                    let bytes = Int(sqlite3_column_bytes(statement, 1))
+                    if dim > 0, bytes == dim * 4, let blob = sqlite3_column_blob(statement, 1) {
+                        var vector = [Float](repeating: 0, count: dim)
+                        vector.withUnsafeMutableBytes { _ = memcpy($0.baseAddress!, blob, bytes) }
+                        #if _endian(big)
+                        for j in vector.indices { vector[j] = Float(bitPattern: UInt32(littleEndian: vector[j].bitPattern)) }
+                        #endif
+                        out[i] = vector
+                    }
+                } else if rc != SQLITE_DONE {
+                    throw IBError(errorMessage())
+                }
+            }
+            sqlite3_reset(statement)
+        } catch {
+            sqlite3_reset(statement)
+            fail("reading", error)
+            return [[Float]?](repeating: nil, count: digests.count)
+        }
+        return out
+    }
+
+    /// Stores vectors in one transaction (replacing older ones). Errors disable the cache (one warning).
+    public func store(model: String, entries: [(digest: [UInt8], vector: [Float])]) {
+        guard !disabled, !entries.isEmpty, let statement = insertStatement else { return }
+        let now = Int64(Timestamp.now())
+        do {
+            try exec("BEGIN IMMEDIATE")
+            do {
+                for entry in entries {
+                    sqlite3_reset(statement)
+                    sqlite3_bind_text(statement, 1, model, -1, sqliteTransient)
+                    _ = entry.digest.withUnsafeBytes { sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                    sqlite3_bind_int64(statement, 3, Int64(entry.vector.count))
+                    var vector = entry.vector
+                    #if _endian(big)
+                    for j in vector.indices { vector[j] = Float(bitPattern: vector[j].bitPattern.littleEndian) }
+                    #endif
+                    _ = vector.withUnsafeBytes { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                    sqlite3_bind_int64(statement, 5, now)
+                    guard sqlite3_step(statement) == SQLITE_DONE else { throw IBError(errorMessage()) }
+                }
+                sqlite3_reset(statement)
+                try exec("COMMIT")
+            } catch {
+                sqlite3_reset(statement)
+                try? exec("ROLLBACK")
+                throw error
+            }
+        } catch {
+            fail("writing", error)
+        }
+    }
+
+    /// Number of cached vectors (all models, or one).
+    public func count(model: String? = nil) -> Int {
+        guard let db else { return 0 }
+        var statement: OpaquePointer?
+        let sql = model == nil ? "SELECT count(*) FROM embeddings" : "SELECT count(*) FROM embeddings WHERE model = ?1"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return 0 }
+        defer { sqlite3_finalize(statement) }
+        if let model { sqlite3_bind_text(statement, 1, model, -1, sqliteTransient) }
+        return sqlite3_step(statement) == SQLITE_ROW ? Int(sqlite3_column_int64(statement, 0)) : 0
+    }
+
+    private func fail(_ doing: String, _ error: Error) {
+        disabled = true
+        if !warned {
+            warned = true
+            printError("ib-embed: warning: embedding cache \(path): \(doing) failed (\(error)); going on without it")
+        }
+    }
+
+    private func errorMessage() -> String {
+        guard let db else { return "closed" }
+        return String(cString: sqlite3_errmsg(db))
+    }
+
+    private func exec(_ sql: String) throws(IBError) {
+        guard let db else { throw IBError("closed") }
+        var message: UnsafeMutablePointer<CChar>?
+        if sqlite3_exec(db, sql, nil, nil, &message) != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? errorMessage()
+            sqlite3_free(message)
+            throw IBError(text)
+        }
+    }
+
+    private func prepare(_ sql: String) throws(IBError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard let db, sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw IBError(errorMessage())
+        }
+        return statement
+    }
+}
+
+/// Any provider behind the cache: cached texts are not sent again, repeated
+/// texts in one call are embedded once, and new vectors are stored as soon as
+/// each request succeeds (so a run that fails part-way resumes for free).
+public final class CachedProvider: EmbeddingProvider {
+    public let base: any EmbeddingProvider
+    public let cache: EmbeddingCache
+    /// The model part of the cache key.
+    public let cacheKey: String
+    /// Texts answered from the cache, and texts the base provider embedded.
+    public private(set) var hits = 0
+    public private(set) var misses = 0
+    private var learned: Int?
+
+    public init(base: any EmbeddingProvider, cache: EmbeddingCache) {
+        self.base = base
+        self.cache = cache
+        cacheKey = (base as? HTTPEmbeddingProvider)?.cacheModelKey ?? base.modelID
+    }
+
+    public var modelID: String { base.modelID }
+    public var dimension: Int { base.dimension > 0 ? base.dimension : learned ?? 0 }
+    public var truncatedCount: Int { base.truncatedCount }
+    public var maxSequenceLength: Int? { base.maxSequenceLength }
+
+    public func embed(_ texts: [String]) throws -> [[Float]] {
+        let digests = texts.map(EmbeddingCache.digest)
+        var result = cache.lookup(model: cacheKey, digests: digests)
+
+        // Cached vectors of another length than the model's are stale (the model changed): embed again.
+        var want = dimension > 0 ? dimension : nil
+        if want == nil, let first = result.lazy.compactMap({ $0 }).first {
+            // Unknown yet (an HTTP model before its first answer): the cached length, if all agree.
+            want = result.allSatisfy { $0 == nil || $0!.count == first.count } ? first.count : nil
+        }
+        for i in result.indices where result[i] != nil && result[i]!.count != want { result[i] = nil }
+
+        // The texts to embed, each distinct text once.
+        var firstIndex: [[UInt8]: Int] = [:]
+        var todo: [Int] = []
+        for i in texts.indices where result[i] == nil {
+            if firstIndex[digests[i]] == nil { firstIndex[digests[i]] = i; todo.append(i) }
+        }
+        hits += texts.count - result.lazy.filter { $0 == nil }.count
+        if !todo.isEmpty {
+            let pieces: [Range<Int>]
+            if let http = base as? HTTPEmbeddingProvider {
+                pieces = http.batches(todo.map { texts[$0] })
+            } else {
+                pieces = [0..<todo.count]
+            }
+            for piece in pieces {
+                let indices = Array(todo[piece])
+                let vectors = try base.embed(indices.map { texts[$0] })
+                guard vectors.count == indices.count else {
+                    throw IBError("\(modelID): asked for \(indices.count) embeddings, got \(vectors.count); nothing was written for this batch", code: .provider)
+                }
+                let expected = base.dimension > 0 ? base.dimension : (want ?? vectors.first?.count ?? 0)
+                for vector in vectors where vector.count != expected || expected == 0 {
+                    throw IBError("\(modelID): returned a vector of \(vector.count) dimensions, expected \(expected); nothing was written for this batch", code: .provider)
+                }
+                want = expected
+                cache.store(model: cacheKey, entries: zip(indices, vectors).map { (digests[$0], $1) })
+                for (i, vector) in zip(indices, vectors) { result[i] = vector }
+                misses += indices.count
+            }
+            for i in texts.indices where result[i] == nil { result[i] = result[firstIndex[digests[i]]!] }
+        }
+        if let want {
+            learned = want
+            (base as? HTTPEmbeddingProvider)?.adopt(dimension: want)
+        }
+        return result.map { $0! }
+    }
+}

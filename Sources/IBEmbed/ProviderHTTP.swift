@@ -1,0 +1,301 @@
+// Embedding providers over HTTP: OpenAI (POST {base}/v1/embeddings) and
+// Ollama (POST {host}/api/embed). Both cut the texts into batches (a number
+// of texts and an estimated token budget per request), retry 429 and 5xx
+// with exponential backoff and jitter honouring Retry-After (IBHTTP), and
+// check every answer before anything is returned: one vector per text, all
+// of one dimension, the dimension expected (--dim, or the first answer).
+// A bad answer is an IBError with exit code 4 and nothing of that batch
+// comes back, so nothing of it is written or cached.
+import IBCore
+import IBHTTP
+
+/// What an HTTP provider needs; the factory (ProviderOptions.swift) fills it
+/// from flags and the environment, tests fill it directly.
+public struct HTTPEmbeddingSettings {
+    /// The provider's own model name, e.g. "text-embedding-3-small".
+    public var model: String
+    /// OpenAI: "https://api.openai.com" (or ".../v1"); Ollama: "http://127.0.0.1:11434".
+    public var baseURL: String
+    /// Sent as `Authorization: Bearer KEY` (OpenAI). Never printed.
+    public var apiKey: String?
+    /// Expected vector length (--dim). OpenAI is also asked for it ("dimensions").
+    public var dimension: Int?
+    /// Texts per request.
+    public var batchSize: Int
+    /// Estimated tokens per request (a text counts as ceil(UTF-8 bytes / 3)).
+    public var maxBatchTokens: Int = 200_000
+    /// Idle timeout per request, seconds.
+    public var timeout: Double = 60
+    /// Extra attempts on 429 and 5xx.
+    public var maxRetries: Int = 5
+    /// First backoff, seconds (doubles each attempt, jitter in [50%, 100%]).
+    public var baseBackoff: Double = 0.5
+    /// Called before each retry sleep.
+    public var onRetry: ((HTTPRetry) -> Void)?
+
+    public init(model: String, baseURL: String, apiKey: String? = nil, dimension: Int? = nil, batchSize: Int) {
+        self.model = model; self.baseURL = baseURL; self.apiKey = apiKey
+        self.dimension = dimension; self.batchSize = batchSize
+    }
+}
+
+/// The shared part of the HTTP providers: batching, the client, checks, errors.
+public class HTTPEmbeddingProvider: EmbeddingProvider {
+    public let settings: HTTPEmbeddingSettings
+    public let modelID: String
+    /// "OpenAI", "Ollama": for messages.
+    public let label: String
+    /// The environment variable that holds the key, named in 401 messages.
+    let keyVariable: String?
+    let client: HTTPClient
+    private var expected: Int?
+    /// Requests sent that got an answer (retries not counted).
+    public private(set) var requestCount = 0
+    /// Texts sent.
+    public private(set) var textsSent = 0
+
+    init(settings: HTTPEmbeddingSettings, modelID: String, label: String, keyVariable: String?) {
+        self.settings = settings
+        self.modelID = modelID
+        self.label = label
+        self.keyVariable = keyVariable
+        self.expected = settings.dimension
+        client = HTTPClient(timeout: settings.timeout, maxRetries: settings.maxRetries, baseBackoff: settings.baseBackoff)
+        client.onRetry = settings.onRetry
+    }
+
+    /// The expected vector length: --dim, else the first answer's; 0 before either.
+    public var dimension: Int { expected ?? 0 }
+
+    /// Key for the content cache: vectors of one key are interchangeable.
+    public var cacheModelKey: String { modelID }
+
+    /// Takes a dimension learned elsewhere (the cache) as the expected one.
+    public func adopt(dimension: Int) { if expected == nil, dimension > 0 { expected = dimension } }
+
+    /// The requests `texts` is cut into, in order.
+    public func batches(_ texts: [String]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var start = 0, tokens = 0
+        for (i, text) in texts.enumerated() {
+            let estimate = (text.utf8.count + 2) / 3 + 1
+            if i > start, i - start >= settings.batchSize || tokens + estimate > settings.maxBatchTokens {
+                out.append(start..<i)
+                start = i
+                tokens = 0
+            }
+            tokens += estimate
+        }
+        if start < texts.count { out.append(start..<texts.count) }
+        return out
+    }
+
+    public func embed(_ texts: [String]) throws -> [[Float]] {
+        var out: [[Float]] = []
+        out.reserveCapacity(texts.count)
+        for range in batches(texts) {
+            let batch = Array(texts[range])
+            let vectors: [[Float]]
+            do {
+                vectors = try request(batch)
+            } catch let error as HTTPError {
+                throw describe(error)
+            }
+            requestCount += 1
+            textsSent += batch.count
+            try check(vectors, count: batch.count)
+            out.append(contentsOf: vectors)
+        }
+        return out
+    }
+
+    /// One request for one batch; overridden by each API.
+    func request(_ texts: [String]) throws -> [[Float]] { fatalError("subclass") }
+
+    /// One vector per text, all of the expected dimension; learns it from the first answer.
+    func check(_ vectors: [[Float]], count: Int) throws(IBError) {
+        guard vectors.count == count else {
+            throw IBError("\(label) (\(settings.model)) returned \(vectors.count) embeddings for \(count) texts; nothing was written for this batch", code: .provider)
+        }
+        guard let first = vectors.first else { return }
+        let want = expected ?? first.count
+        for vector in vectors where vector.count != want {
+            let source = settings.dimension != nil ? "--dim" : "earlier answers"
+            throw IBError("\(label) (\(settings.model)) returned a vector of \(vector.count) dimensions, expected \(want) (from \(source)); nothing was written for this batch", code: .provider)
+        }
+        guard want > 0 else {
+            throw IBError("\(label) (\(settings.model)) returned empty embeddings; nothing was written for this batch", code: .provider)
+        }
+        expected = want
+    }
+
+    /// The HTTP failure as a clear IBError (exit 4).
+    func describe(_ error: HTTPError) -> IBError {
+        if error.kind == .cancelled, let inner = error.underlying as? IBError { return inner }
+        let who = "\(label) (\(settings.model))"
+        let detail = apiMessage(error.body).map { ": " + $0 } ?? (error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt)
+        switch error.kind {
+        case .status:
+            let status = error.status ?? 0
+            if status == 401 || status == 403 {
+                let hint = keyVariable.map { " (check \($0))" } ?? ""
+                return IBError("\(who) rejected the request with HTTP \(status)\(hint)\(detail)", code: .provider)
+            }
+            if status == 404 { return IBError(notFoundMessage(detail: detail), code: .provider) }
+            if status == 429 {
+                return IBError("\(who) is rate limiting (HTTP 429) and still was after \(settings.maxRetries) retries\(detail)", code: .provider)
+            }
+            if status >= 500 {
+                return IBError("\(who) failed with HTTP \(status) after \(settings.maxRetries) retries\(detail)", code: .provider)
+            }
+            return IBError("\(who) refused the request with HTTP \(status)\(detail)", code: .provider)
+        case .timeout:
+            return IBError("\(who) did not answer in time: \(error.message) (raise it with --timeout SECONDS)", code: .provider)
+        case .connectionRefused:
+            return IBError("cannot reach \(label): \(error.message)\(unreachableHint)", code: .provider)
+        default:
+            return IBError("\(who): \(error.message)", code: .provider)
+        }
+    }
+
+    var unreachableHint: String { "" }
+
+    func notFoundMessage(detail: String) -> String {
+        "\(label): \(HTTPError.describe(endpoint)) answered HTTP 404\(detail) (check the base URL and the model name)"
+    }
+
+    var endpoint: String { settings.baseURL }
+
+    /// The "error" message of an API's error body: {"error": {"message": ...}} or {"error": "..."}.
+    func apiMessage(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty, let json = try? JSON.parse(body), let error = json["error"] else { return nil }
+        if let text = error.stringValue { return text }
+        return error["message"]?.stringValue
+    }
+
+    /// An answer that is not what the API documents.
+    func malformed(_ what: String) -> IBError {
+        IBError("\(label) (\(settings.model)) sent an unexpected answer: \(what); nothing was written for this batch", code: .provider)
+    }
+
+    /// A JSON array of numbers as floats.
+    func floats(_ json: JSON?, what: String) throws(IBError) -> [Float] {
+        guard let array = json?.arrayValue else { throw malformed("\(what) is not an array") }
+        var out = [Float](repeating: 0, count: array.count)
+        for (i, value) in array.enumerated() {
+            guard let number = value.doubleValue else { throw malformed("\(what)[\(i)] is not a number") }
+            out[i] = Float(number)
+        }
+        return out
+    }
+
+    static func trimSlash(_ s: String) -> String {
+        var s = s
+        while s.hasSuffix("/") { s.removeLast() }
+        return s
+    }
+}
+
+/// OpenAI embeddings (and compatible servers): POST {base}/v1/embeddings.
+public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
+    public static let defaultModel = "text-embedding-3-small"
+    public static let defaultBaseURL = "https://api.openai.com"
+    public static let defaultBatchSize = 96
+    public static let keyVariable = "OPENAI_API_KEY"
+
+    /// `settings.apiKey` must be set (the factory checks the environment).
+    public init(settings: HTTPEmbeddingSettings) {
+        super.init(settings: settings, modelID: "openai/" + settings.model, label: "OpenAI",
+                   keyVariable: OpenAIEmbeddingProvider.keyVariable)
+    }
+
+    /// `{base}/v1/embeddings`; a base that already ends in /v1 (as OPENAI_BASE_URL
+    /// usually does) gets only `/embeddings`.
+    public override var endpoint: String {
+        let base = HTTPEmbeddingProvider.trimSlash(settings.baseURL)
+        return base.hasSuffix("/v1") ? base + "/embeddings" : base + "/v1/embeddings"
+    }
+
+    public override var cacheModelKey: String {
+        settings.dimension.map { modelID + "?dimensions=\($0)" } ?? modelID
+    }
+
+    override func request(_ texts: [String]) throws -> [[Float]] {
+        var body = JSONObject([
+            ("model", .string(settings.model)),
+            ("input", .array(texts.map { .string($0) })),
+            ("encoding_format", "float"),
+        ])
+        if let dimension = settings.dimension { body["dimensions"] = .number(Double(dimension)) }
+        let response = try client.send(.json(endpoint, body: .object(body),
+                                             headers: [("Authorization", "Bearer " + (settings.apiKey ?? ""))]))
+        let json: JSON
+        do { json = try response.json() } catch { throw malformed("not JSON") }
+        guard let data = json["data"]?.arrayValue else {
+            if let message = json["error"]?["message"]?.stringValue { throw malformed("error: \(message)") }
+            throw malformed("no \"data\" array")
+        }
+        var vectors = [[Float]?](repeating: nil, count: data.count)
+        for (position, item) in data.enumerated() {
+            let index = item["index"]?.intValue ?? position
+            guard index >= 0, index < data.count, vectors[index] == nil else {
+                throw malformed("data[\(position)].index \(index) is out of range or repeated")
+            }
+            vectors[index] = try floats(item["embedding"], what: "data[\(position)].embedding")
+        }
+        return vectors.map { $0! }
+    }
+}
+
+/// Ollama: POST {OLLAMA_HOST}/api/embed.
+public final class OllamaEmbeddingProvider: HTTPEmbeddingProvider {
+    public static let defaultModel = "nomic-embed-text"
+    public static let defaultHost = "http://127.0.0.1:11434"
+    public static let defaultBatchSize = 32
+
+    public init(settings: HTTPEmbeddingSettings) {
+        super.init(settings: settings, modelID: "ollama/" + settings.model, label: "Ollama", keyVariable: nil)
+    }
+
+    /// OLLAMA_HOST as Ollama reads it: "host", "host:port" or a URL; 0.0.0.0 means this machine.
+    public static func baseURL(host: String?) -> String {
+        guard var host = host, !host.isEmpty else { return defaultHost }
+        if !host.hasPrefix("http://") && !host.hasPrefix("https://") { host = "http://" + host }
+        host = trimSlash(host)
+        if let schemeEnd = host.range(of: "://") {
+            let rest = host[schemeEnd.upperBound...]
+            let hostPart = rest.prefix { $0 != "/" }
+            var fixed = String(hostPart)
+            if fixed == "0.0.0.0" || fixed.hasPrefix("0.0.0.0:") { fixed = "127.0.0.1" + fixed.dropFirst(7) }
+            if !fixed.contains(":") && !fixed.hasPrefix("[") { fixed += host.hasPrefix("https") ? ":443" : ":11434" }
+            host = String(host[..<schemeEnd.upperBound]) + fixed + rest.dropFirst(hostPart.count)
+        }
+        return host
+    }
+
+    public override var endpoint: String { HTTPEmbeddingProvider.trimSlash(settings.baseURL) + "/api/embed" }
+
+    override var unreachableHint: String { " (is `ollama serve` running? OLLAMA_HOST sets where)" }
+
+    override func notFoundMessage(detail: String) -> String {
+        "Ollama has no model \(settings.model)\(detail) (run `ollama pull \(settings.model)`)"
+    }
+
+    override func request(_ texts: [String]) throws -> [[Float]] {
+        let body: JSON = .object(JSONObject([
+            ("model", .string(settings.model)),
+            ("input", .array(texts.map { .string($0) })),
+        ]))
+        let response = try client.send(.json(endpoint, body: body))
+        let json: JSON
+        do { json = try response.json() } catch { throw malformed("not JSON") }
+        guard let embeddings = json["embeddings"]?.arrayValue else {
+            if let message = json["error"]?.stringValue { throw malformed("error: \(message)") }
+            throw malformed("no \"embeddings\" array")
+        }
+        var out: [[Float]] = []
+        out.reserveCapacity(embeddings.count)
+        for (i, item) in embeddings.enumerated() { out.append(try floats(item, what: "embeddings[\(i)]")) }
+        return out
+    }
+}
