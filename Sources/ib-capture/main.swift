@@ -1,2 +1,6 @@
+// ib-capture: capture quotes, notes, questions, progress and plans in plain
+// English or Chinese; show the reading status; export and import highlights.
 import IBCore
-runTool("ib-capture") { throw IBError("not built yet") }
+import IBCapture
+
+runTool("ib-capture") { try CaptureTool.main(Array(CommandLine.arguments.dropFirst())) }

@@ -1,0 +1,291 @@
+// Turns a parsed line into a stored record: finds the book, writes, and
+// returns the JSON record printed on stdout.
+import IBCore
+import IBStore
+
+public struct CaptureOptions: Sendable {
+    public var dryRun = false
+    public var json = false
+    public var create = false
+    public var ask = false
+    public var now: Double = Timestamp.now()
+    public var today: Day? = nil
+    public init() {}
+}
+
+/// A failure that carries candidates (ambiguity) for --json.
+public struct CaptureFailure: Error {
+    public var error: IBError
+    public var json: JSON?
+}
+
+public final class CaptureEngine {
+    public let options: CaptureOptions
+    public let parser: CaptureParser
+    public var store: CaptureStore?
+    let nowText: String
+    let today: Day
+
+    public init(options: CaptureOptions, store: CaptureStore?) {
+        self.options = options
+        self.store = store
+        today = options.today ?? Day(seconds: options.now)
+        parser = CaptureParser(today: today)
+        nowText = Timestamp.iso8601(options.now, fractional: true)
+    }
+
+    /// The parse alone, as a record (for --dry-run).
+    public static func dryRunRecord(_ c: Capture) -> JSON {
+        var o = JSONObject()
+        o["type"] = .string(c.intent == .unknown ? "unknown" : c.intent.rawValue)
+        if let status = c.status { o["status"] = .string(status) }
+        if c.intent == .plan { o["books"] = JSON(c.books) } else { o["book"] = JSON(c.book) }
+        if let a = c.author { o["author"] = .string(a) }
+        if let t = c.text { o["text"] = .string(t) }
+        if let p = c.page { o["page"] = JSON(p) }
+        if let p = c.pageEnd { o["page_end"] = JSON(p) }
+        if let p = c.pagesRead { o["pages_read"] = JSON(p) }
+        if let p = c.pageCount { o["page_count"] = JSON(p) }
+        if let p = c.percent { o["percent"] = JSON(p) }
+        if let ch = c.chapter { o["chapter"] = .string(ch) }
+        if c.intent == .progress { o["finished"] = .bool(c.finished) }
+        if let d = c.due { o["due"] = .string(d.description) }
+        if let d = c.dailyPages { o["daily_pages"] = JSON(d) }
+        if c.intent != .progress && c.intent != .plan && c.intent != .book { o["tags"] = JSON(c.tags) }
+        o["language"] = .string(c.language)
+        if let r = c.reason { o["reason"] = .string(r) }
+        return .object(o)
+    }
+
+    func fail(_ key: String, _ args: String..., code: ExitCode = .failure) -> CaptureFailure {
+        CaptureFailure(error: IBError(Messages.text(key, arguments: args, language: Messages.current), code: code), json: nil)
+    }
+
+    func ambiguity(_ query: String, _ matches: [TitleMatcher.Match]) throws -> CaptureFailure {
+        var message = Messages.text("ambiguous", arguments: [query, String(matches.count)], language: Messages.current)
+        var candidates: [JSON] = []
+        for m in matches {
+            let ref = try store?.bookRef(id: m.id)
+            message += "\n  \(m.id)  \(m.title)" + ((ref?.authors.isEmpty ?? true) ? "" : " — " + ref!.authors.joined(separator: ", "))
+            candidates.append(["id": .string(m.id), "title": .string(m.title), "authors": JSON(ref?.authors ?? []),
+                               "score": .number((m.score * 1000).rounded() / 1000)])
+        }
+        let json: JSON = ["type": "ambiguous", "query": .string(query), "candidates": .array(candidates)]
+        return CaptureFailure(error: IBError(message, code: .ambiguous), json: json)
+    }
+
+    /// The book a capture is about: named, or the current one.
+    func book(for c: Capture, createIfMissing: Bool) throws -> BookRef {
+        guard let store else { throw fail("no_current_book") }
+        guard let name = c.book else {
+            guard let current = try store.currentBook() else { throw fail("no_current_book") }
+            return current
+        }
+        switch try store.resolve(name, author: c.author) {
+        case .book(let ref): return ref
+        case .ambiguous(let q, let ms): throw try ambiguity(q, ms)
+        case .none(let q, let suggestions):
+            if createIfMissing || options.create {
+                let ref = try store.createBook(title: name, author: c.author, pageCount: c.pageCount, now: nowText)
+                printError(Messages.text("created_book", arguments: [ref.title], language: Messages.current))
+                return ref
+            }
+            var f = fail("unknown_book", q)
+            if !suggestions.isEmpty {
+                f.error = IBError(f.error.message + "\n" + Messages.text("did_you_mean", arguments: [suggestions.prefix(3).map(\.title).joined(separator: "; ")], language: Messages.current))
+            }
+            throw f
+        }
+    }
+
+    func base(_ type: String, _ ref: BookRef) -> JSONObject {
+        var o = JSONObject()
+        o["type"] = .string(type)
+        o["book_id"] = .string(ref.id)
+        o["book_title"] = .string(ref.title)
+        return o
+    }
+
+    /// Parses, resolves and stores one line; returns the record.
+    public func capture(_ line: String) throws -> JSON {
+        let c = parser.parse(line)
+        if c.intent == .unknown {
+            let key = c.reason ?? "not_understood"
+            if key == "empty_text" {
+                throw fail("empty_text", Messages.text("kind_" + (parser.parse(line).intent.rawValue), arguments: [], language: Messages.current))
+            }
+            throw fail(key == "empty" ? "empty" : "not_understood", Text.trim(line))
+        }
+        if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
+        let store = store!
+        return try store.library.db.write { () throws -> JSON in
+            switch c.intent {
+            case .quote, .note, .question:
+                let ref = try book(for: c, createIfMissing: false)
+                var o: JSONObject
+                let id: Int
+                if c.intent == .quote {
+                    id = try store.addQuote(bookID: ref.id, text: c.text ?? "", page: c.page, tags: c.tags, now: nowText)
+                    o = base("quote", ref)
+                } else {
+                    id = try store.addNote(bookID: ref.id, text: c.text ?? "", page: c.page, chapter: c.chapter,
+                                           kind: c.intent == .question ? "question" : "note", tags: c.tags, now: nowText)
+                    o = base(c.intent.rawValue, ref)
+                }
+                try store.touch(ref.id, state: nil, now: nowText)
+                o["id"] = JSON(id)
+                o["text"] = .string(c.text ?? "")
+                o["page"] = JSON(c.page)
+                if c.intent == .quote { o["page_end"] = JSON(c.pageEnd) }
+                if c.intent != .quote { o["chapter"] = JSON(c.chapter) }
+                o["tags"] = JSON(c.tags)
+                o["created_at"] = .string(nowText)
+                return .object(o)
+            case .progress:
+                return try progress(c, store)
+            case .book:
+                return try bookIntent(c, store)
+            case .plan:
+                return try plan(c, line, store)
+            case .unknown:
+                throw fail("not_understood", line)
+            }
+        }
+    }
+
+    func progress(_ c: Capture, _ store: CaptureStore) throws -> JSON {
+        var ref = try book(for: c, createIfMissing: false)
+        if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
+        let old = ref.currentPage
+        var page: Int
+        var kind = "page"
+        if c.finished {
+            page = ref.pageCount > 0 ? ref.pageCount : max(old, c.page ?? 0)
+            kind = "finished"
+        } else if let p = c.page {
+            page = p
+        } else if let delta = c.pagesRead {
+            page = old + delta
+            kind = "pages"
+            if ref.pageCount > 0 { page = min(page, ref.pageCount) }
+        } else if let pct = c.percent {
+            guard ref.pageCount > 0 else { throw fail("no_page_count", ref.title) }
+            page = (ref.pageCount * pct + 50) / 100
+            kind = "percent"
+        } else {
+            throw fail("not_understood", "")
+        }
+        if ref.pageCount > 0 && page > ref.pageCount {
+            throw fail("page_past_end", ref.title, String(ref.pageCount), String(page))
+        }
+        let pagesRead = c.pagesRead ?? max(0, page - old)
+        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: nowText)
+        try store.setPosition(ref.id, page, now: nowText)
+        let finished = c.finished || (ref.pageCount > 0 && page >= ref.pageCount)
+        try store.touch(ref.id, state: finished ? "finished" : nil, now: nowText)
+        if finished && Terminal.stderrIsTerminal { printError(Messages.text("finished_book", arguments: [ref.title], language: Messages.current)) }
+        var o = base("progress", ref)
+        o["id"] = JSON(id)
+        o["kind"] = .string(kind)
+        o["page"] = JSON(page)
+        o["previous_page"] = JSON(old)
+        o["pages_read"] = JSON(pagesRead)
+        o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
+        o["percent"] = ref.pageCount > 0 ? .number((Double(page) * 1000 / Double(ref.pageCount)).rounded() / 10) : .null
+        o["finished"] = .bool(finished)
+        o["created_at"] = .string(nowText)
+        return .object(o)
+    }
+
+    func bookIntent(_ c: Capture, _ store: CaptureStore) throws -> JSON {
+        let ref0 = try book(for: c, createIfMissing: true)
+        var ref = ref0
+        if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
+        let status = c.status ?? "reading"
+        let old = try store.state(of: ref.id)
+        // "Added X" does not demote a book being read.
+        let newState = status == "added" && old != nil ? old! : status
+        try store.touch(ref.id, state: newState, now: nowText)
+        if newState == "reading" && old != "reading" {
+            try store.addProgress(bookID: ref.id, page: ref.currentPage, pagesRead: 0, kind: "started", now: nowText)
+        }
+        var o = JSONObject()
+        o["type"] = "book"
+        o["id"] = .string(ref.id)
+        o["title"] = .string(ref.title)
+        o["authors"] = JSON(ref.authors)
+        o["status"] = .string(newState)
+        o["page"] = JSON(ref.currentPage)
+        o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
+        o["created_at"] = .string(nowText)
+        return .object(o)
+    }
+
+    /// Plan books: each part resolved; "War" + "Peace" are joined back when "War and Peace" is a book.
+    func planBooks(_ c: Capture, _ store: CaptureStore) throws -> [BookRef] {
+        var refs: [BookRef] = []
+        var i = 0
+        let parts = c.books
+        while i < parts.count {
+            // Longest run of parts joined with " and " that names one book exactly.
+            var matched = false
+            if !Text.hasCJK(parts[i]) {
+                var j = parts.count
+                while j > i + 1 {
+                    let joined = parts[i..<j].joined(separator: " and ")
+                    if case .book(let ref) = try store.resolve(joined), TitleMatcher.normalize(ref.title).contains(TitleMatcher.normalize(joined)) {
+                        refs.append(ref); i = j; matched = true; break
+                    }
+                    j -= 1
+                }
+            }
+            if matched { continue }
+            var single = c
+            single.book = parts[i]
+            refs.append(try book(for: single, createIfMissing: false))
+            i += 1
+        }
+        return refs
+    }
+
+    func plan(_ c: Capture, _ line: String, _ store: CaptureStore) throws -> JSON {
+        var refs: [BookRef] = []
+        if c.books.isEmpty {
+            if c.dailyPages == nil { throw fail("plan_no_books") }
+        } else {
+            refs = try planBooks(c, store)
+        }
+        var pagesLeft = 0
+        var unknownPages: [String] = []
+        for r in refs {
+            if r.pageCount > 0 { pagesLeft += max(0, r.pageCount - r.currentPage) } else { unknownPages.append(r.title) }
+        }
+        var daysLeft: Int? = nil
+        var perDay: Int? = c.dailyPages
+        if let due = c.due {
+            if due < today { throw fail("plan_past_due", due.description) }
+            daysLeft = due.serial - today.serial + 1
+            if unknownPages.isEmpty && !refs.isEmpty { perDay = (pagesLeft + daysLeft! - 1) / daysLeft! }
+        }
+        let title = c.books.isEmpty ? Text.trim(line) : refs.map(\.title).joined(separator: ", ")
+        let id = try store.addPlan(title: title, due: c.due, bookIDs: refs.map(\.id), startDate: today,
+                                   pagesAtStart: unknownPages.isEmpty ? pagesLeft : nil, dailyPages: perDay, now: nowText)
+        for r in refs { try store.touch(r.id, state: (try store.state(of: r.id)) == "finished" ? "finished" : "reading", now: nowText) }
+        if !unknownPages.isEmpty { printError(Messages.text("no_page_count", arguments: [unknownPages[0]], language: Messages.current)) }
+        var o = JSONObject()
+        o["type"] = "plan"
+        o["id"] = JSON(id)
+        o["title"] = .string(title)
+        o["books"] = .array(refs.map { r in
+            ["book_id": .string(r.id), "title": .string(r.title), "page": JSON(r.currentPage),
+             "page_count": r.pageCount > 0 ? JSON(r.pageCount) : .null,
+             "pages_left": r.pageCount > 0 ? JSON(max(0, r.pageCount - r.currentPage)) : .null]
+        })
+        o["due"] = JSON(c.due?.description)
+        o["days_left"] = JSON(daysLeft)
+        o["pages_left"] = unknownPages.isEmpty ? JSON(pagesLeft) : .null
+        o["pages_per_day"] = JSON(perDay)
+        o["created_at"] = .string(nowText)
+        return .object(o)
+    }
+}

@@ -1,1 +1,0 @@
-// IBCapture: work in progress.

@@ -1,0 +1,79 @@
+// Every message ib-capture shows a person, in English and Simplified Chinese,
+// chosen by LC_ALL, LC_MESSAGES or LANG (the first one set). Placeholders are
+// {0}, {1}...; a test checks that both languages have every message and the
+// same placeholders.
+import IBCore
+
+public enum Language: String, Sendable { case en, zh }
+
+public enum Messages {
+    /// The language from the environment: zh for zh_CN, zh_SG, zh_TW, zh...; English otherwise.
+    public static func language() -> Language {
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = Config.environment(name) {
+                return value.lowercased().hasPrefix("zh") ? .zh : .en
+            }
+        }
+        return .en
+    }
+
+    nonisolated(unsafe) public static var current: Language = language()
+
+    /// key: (English, Chinese)
+    public static let catalogue: [String: (en: String, zh: String)] = [
+        "empty": ("nothing to capture: the line is empty", "没有可记录的内容：这一行是空的"),
+        "empty_text": ("nothing to save: the {0} has no text", "没有可保存的内容：{0}没有文字"),
+        "not_understood": ("could not understand “{0}”. Start it with Quote:, Note:, Question:, Plan:, “Reading …” or “page N” (see ib-capture --help)",
+                           "无法理解“{0}”。请以 摘录：、笔记：、问题：、计划：、正在读《…》或 读到第N页 开头（见 ib-capture --help）"),
+        "ambiguous": ("“{0}” matches {1} books; nothing was saved. Say which one (a longer title, or the id):",
+                      "“{0}”匹配到 {1} 本书，未保存任何内容。请说明是哪一本（更完整的书名或编号）："),
+        "unknown_book": ("no book in the library matches “{0}”: add it first (ib-capture 'Reading {0}') or repeat with --create",
+                         "书库中没有与“{0}”匹配的书：请先添加（ib-capture '正在读《{0}》'），或加上 --create 重试"),
+        "did_you_mean": ("did you mean: {0}", "你是不是想找：{0}"),
+        "no_current_book": ("which book? None is being read yet: say “Reading TITLE” first, or name the book in the line",
+                            "是哪本书？目前没有在读的书：请先说“正在读《书名》”，或在这一行写明书名"),
+        "page_past_end": ("“{0}” has {1} pages; page {2} is past its end", "《{0}》共 {1} 页，第 {2} 页超出了范围"),
+        "no_page_count": ("“{0}” has no page count yet: say “page N of TOTAL” once to set it", "《{0}》还没有总页数：请说一次“读到第N页，共M页”来设置"),
+        "plan_no_books": ("the plan names no book", "计划中没有书名"),
+        "plan_past_due": ("the plan's date {0} is already past", "计划日期 {0} 已经过去了"),
+        "ask_failed": ("could not run ib-ask: {0}", "无法运行 ib-ask：{0}"),
+        "ask_not_question": ("--ask only forwards questions; this line is a {0}", "--ask 只转发问题；这一行是{0}"),
+        "saved": ("saved {0}", "已保存{0}"),
+        "created_book": ("added “{0}” to the library", "已将《{0}》加入书库"),
+        "imported": ("imported {0} highlights, skipped {1} already there", "已导入 {0} 条摘录，跳过 {1} 条已有的"),
+        "csv_bad_header": ("{0}: not a Readwise CSV (needs a Highlight and a Title column)", "{0}：不是 Readwise CSV 文件（需要 Highlight 和 Title 列）"),
+        "export_format": ("--format must be markdown, json or csv", "--format 只能是 markdown、json 或 csv"),
+        "lines_failed": ("{0} of {1} lines were not saved", "{1} 行中有 {0} 行未保存"),
+        // status
+        "status_reading": ("Reading {0}: page {1} of {2} ({3}%)", "正在读《{0}》：第 {1} / {2} 页（{3}%）"),
+        "status_reading_nopages": ("Reading {0}: page {1}", "正在读《{0}》：第 {1} 页"),
+        "status_no_book": ("No book being read", "目前没有在读的书"),
+        "status_today": ("{0} pages today", "今天读了 {0} 页"),
+        "status_streak": ("Streak: {0} days", "连续阅读 {0} 天"),
+        "status_quote": ("Quote of the day: “{0}” — {1}", "今日摘录：「{0}」——《{1}》"),
+        "status_quote_hidden": ("Quote of the day: (hidden)", "今日摘录：（已隐藏）"),
+        "status_plan": ("Plan: {0} by {1}: {2} pages/day needed, {3}", "计划：{1} 前读完 {0}：每天需读 {2} 页，{3}"),
+        "status_plan_daily": ("Goal: {0} pages a day, {1}", "目标：每天 {0} 页，{1}"),
+        "on_track": ("on track", "进度正常"),
+        "behind": ("behind", "进度落后"),
+        "kind_quote": ("quote", "摘录"),
+        "kind_note": ("note", "笔记"),
+        "kind_question": ("question", "问题"),
+        "kind_progress": ("progress", "进度"),
+        "kind_plan": ("plan", "计划"),
+        "kind_book": ("book", "书"),
+        "finished_book": ("finished “{0}” — well done!", "读完了《{0}》，真棒！"),
+    ]
+
+    /// The message for `key` in the current language, with {0}, {1}... filled in.
+    public static func text(_ key: String, _ arguments: CustomStringConvertible...) -> String {
+        text(key, arguments: arguments.map(\.description), language: current)
+    }
+
+    public static func text(_ key: String, arguments: [String], language: Language) -> String {
+        guard let entry = catalogue[key] else { return key }
+        var s = language == .zh ? entry.zh : entry.en
+        for (i, a) in arguments.enumerated() { s = s.replacingAll("{\(i)}", a) }
+        return s
+    }
+}

@@ -1,0 +1,160 @@
+// The ib-capture command line: capture lines, status, export, import.
+#if canImport(Glibc)
+import Glibc
+#endif
+import IBCore
+import IBStore
+
+public enum CaptureTool {
+    public static let help = """
+        Usage: ib-capture [OPTIONS] LINE...          capture one line (the words are joined)
+               ib-capture [OPTIONS] < FILE           capture one line per stdin line
+               ib-capture status [--json] [--format text|json|waybar] [--private]
+               ib-capture export --format markdown|json|csv
+               ib-capture import FILE.csv            (Readwise CSV)
+
+        Turns a natural-language line (English or Simplified Chinese) into a record,
+        prints it as JSON on stdout and stores it in the library.
+
+          Quote p. 47: "..."      "..." (p. 47)      "..." - Meditations, p. 12
+          Note: ...               Thought on chapter 3: ...      What does ... mean?
+          Reading Sapiens by Harari     Started Meditations     Want to read The Odyssey
+          read 20 pages     on page 120 of Meditations     page 88     finished Sapiens
+          Plan: finish Meditations and Sapiens by 2027-01-31       #tags anywhere
+          摘录 第47页：「…」   笔记：…   正在读《人类简史》   读了20页   读到第120页
+          读完了《人类简史》   计划：2027年1月31日前读完《人类简史》
+
+        Options:
+          --db PATH        the library (default: $IB_DB, then $XDG_DATA_HOME/ib/library.db)
+          --dry-run        parse only; print the parse, store nothing (no library needed)
+          --json           errors with candidates (ambiguous book) as JSON on stdout
+          --create         add a book that is not in the library instead of failing
+          --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
+          --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates
+          --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
+          --format F       status: text, json, waybar; export: markdown, json, csv
+          --private        status: hide quote and note text
+          -h, --help       this help;  --version  the version
+
+        Exit codes: 0 saved, 1 error (unknown book, not understood), 2 usage,
+        3 ambiguous book (nothing written; candidates listed).
+        Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
+        """
+
+    static var options: [Arguments.Option] { [
+        .init("db", takesValue: true), .init("dry-run"), .init("json"), .init("create"), .init("ask"),
+        .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
+        .init("private"), .init("help", short: "h"), .init("version"),
+    ] }
+
+    public static func main(_ argv: [String]) throws {
+        let args = try Arguments(argv, options: options)
+        if args.has("help") { OutputStream.standardOutput.write(help + "\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write("ib-capture \(ibVersion)\n"); return }
+        var opts = CaptureOptions()
+        opts.dryRun = args.has("dry-run")
+        opts.json = args.has("json")
+        opts.create = args.has("create")
+        opts.ask = args.has("ask")
+        if let t = args.value("now") {
+            guard let s = Timestamp.parse(t) else { throw IBError.usage("--now needs an ISO-8601 time, not '\(t)'") }
+            opts.now = s
+        }
+        if let t = args.value("today") {
+            guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage("--today needs YYYY-MM-DD, not '\(t)'") }
+            opts.today = d
+        } else if let t = Config.environment("IB_TODAY"), let d = Day(iso: t) {
+            opts.today = d
+        }
+        let out = OutputStream.standardOutput
+        var positionals = args.positionals
+        let sub = positionals.first
+        if sub == "status" || sub == "export" || sub == "import" {
+            positionals.removeFirst()
+            let store = try openStore(args.value("db"))
+            let today = opts.today ?? Day(seconds: opts.now)
+            switch sub {
+            case "status":
+                let format = try args.choice("format", ["text", "json", "waybar"]) ?? (args.has("json") ? "json" : "text")
+                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"))
+                switch format {
+                case "json": out.writeJSON(s)
+                case "waybar": out.writeJSON(StatusReport.waybar(s))
+                default: for l in StatusReport.lines(s) { out.write(l + "\n") }
+                }
+            case "export":
+                guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
+                guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
+                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out)
+            default:
+                guard positionals.count == 1 else { throw IBError.usage("import takes one CSV file") }
+                let (n, skipped) = try Exporter.importCSV(store, path: positionals[0], now: Timestamp.iso8601(opts.now))
+                printError(Messages.text("imported", n, skipped))
+            }
+            return
+        }
+        if args.value("format") != nil || args.has("private") { throw IBError.usage("--format and --private go with status or export") }
+        let store = opts.dryRun ? nil : try openStore(args.value("db"))
+        let engine = CaptureEngine(options: opts, store: store)
+        if !positionals.isEmpty {
+            let line = positionals.joined(separator: " ")
+            let record = try captureOne(engine, line, out)
+            if opts.ask { try forwardToAsk(record, out) }
+            return
+        }
+        if opts.ask { throw IBError.usage("--ask needs the question on the command line") }
+        // One capture per stdin line; carry on after a bad line, exit with the worst code.
+        var worst: ExitCode = .ok
+        var failed = 0, total = 0
+        let reader = try LineReader(path: "-")
+        try reader.forEachLine { bytes in
+            let line = String(decoding: bytes, as: UTF8.self)
+            if Text.trim(line).isEmpty { return }
+            total += 1
+            do {
+                _ = try captureOne(engine, line, out)
+            } catch let e as IBError {
+                failed += 1
+                out.flush()
+                printError("ib-capture: " + e.message)
+                if e.code == .ambiguous || worst == .ok { worst = e.code }
+            }
+        }
+        if failed > 0 { throw IBError(Messages.text("lines_failed", failed, total), code: worst) }
+    }
+
+    static func openStore(_ path: String?) throws -> CaptureStore {
+        do { return try CaptureStore.open(path: path) } catch let e as IBError { throw e }
+    }
+
+    static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
+        do {
+            let record = try engine.capture(line)
+            out.writeJSON(record)
+            return record
+        } catch let f as CaptureFailure {
+            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
+            throw f.error
+        } catch let e as IBError {
+            throw e
+        } catch {
+            if let store = engine.store { throw store.library.describe(error) }
+            throw IBError("\(error)")
+        }
+    }
+
+    /// exec ib-ask --book ID "QUESTION" (the question record is already printed).
+    static func forwardToAsk(_ record: JSON, _ out: OutputStream) throws {
+        guard record["type"]?.stringValue == "question" else {
+            throw IBError.usage(Messages.text("ask_not_question", record["type"]?.stringValue ?? "?"))
+        }
+        out.flush()
+        var argv = ["ib-ask"]
+        if let id = record["book_id"]?.stringValue { argv += ["--book", id] }
+        argv.append(record["text"]?.stringValue ?? "")
+        var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
+        cargs.append(nil)
+        execvp("ib-ask", &cargs)
+        throw IBError(Messages.text("ask_failed", String(cString: strerror(errno))), code: .failure)
+    }
+}
