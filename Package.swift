@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "IBParse", dependencies: ["IBCore", "IBHTTP", "CPoppler", "CXML2", "CCmark", "CZlib"]),
+        .target(name: "IBParse", dependencies: ["IBCore", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
 
         // MARK: the model
         .target(name: "CKernels", cSettings: cKernelFlags),

@@ -47,7 +47,7 @@ public struct ParseError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var kind: String?
     public init(_ message: String, kind: String? = nil) { self.message = message; self.kind = kind }
-    public var description: String { kind.map { "\($0): \(message)" } ?? message }
+    public var description: String { kind.map { $0 == "network" ? message : "\($0): \(message)" } ?? message }
 }
 
 /// Options shared by every format.

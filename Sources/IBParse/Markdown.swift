@@ -20,7 +20,7 @@ enum MarkdownParser {
         source = removePandocSyntax(source)
 
         cmark_gfm_core_extensions_ensure_registered()
-        guard let parser = cmark_parser_new(CMARK_OPT_DEFAULT) else { throw ParseError("cmark could not start") }
+        guard let parser = cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_SMART) else { throw ParseError("cmark could not start") }
         defer { cmark_parser_free(parser) }
         for name in ["table", "strikethrough", "autolink", "tasklist"] {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
@@ -179,6 +179,26 @@ enum MarkdownParser {
             if lineStart && c == UInt8(ascii: ":") && i + 2 < n && source[i + 1] == c && source[i + 2] == c {
                 while i < n && source[i] != 0x0A { i += 1 }
                 continue
+            }
+            if lineStart && c == UInt8(ascii: "`") && source[i...].starts(with: Array("```{=".utf8)) {
+                // A raw block (```{=html} ... ```): markup for another format, dropped.
+                while i < n && source[i] != 0x0A { i += 1 }
+                while i < n {
+                    i += 1
+                    if source[i...].starts(with: Array("```".utf8)) { while i < n && source[i] != 0x0A { i += 1 }; break }
+                    while i < n && source[i] != 0x0A { i += 1 }
+                }
+                continue
+            }
+            if c == UInt8(ascii: "`") {
+                // A raw inline (`<abbr>`{=html}): dropped.
+                var j = i + 1
+                while j < n && j - i < 4000 && source[j] != UInt8(ascii: "`") { j += 1 }
+                if j + 2 < n && source[j] == UInt8(ascii: "`") && source[j + 1] == UInt8(ascii: "{") && source[j + 2] == UInt8(ascii: "=") {
+                    var k = j + 3
+                    while k < n && k - j < 40 && source[k] != UInt8(ascii: "}") { k += 1 }
+                    if k < n && source[k] == UInt8(ascii: "}") { i = k + 1; lineStart = false; continue }
+                }
             }
             lineStart = c == 0x0A
             if c == UInt8(ascii: "{") && i + 1 < n && (source[i + 1] == UInt8(ascii: "#") || source[i + 1] == UInt8(ascii: "."))

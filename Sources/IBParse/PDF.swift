@@ -1,5 +1,273 @@
+// PDF through poppler-glib: one page record per physical page, in order.
+// Each page carries its printed label ("iv", "23") when the PDF defines page
+// labels. Words hyphenated across a line end are joined again. Title and
+// authors come from the document info. A page whose text cannot be extracted
+// is reported and kept with empty text, so page numbers stay true. A PDF that
+// needs a password is a clear `password_protected` error.
+#if canImport(Glibc)
+import Glibc
+#endif
+
 enum PDFParser {
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
-        throw ParseError("PDF is not supported yet")
+        try P.load()
+        silencePoppler()
+        var result: Result<ParsedBook, ParseError> = .failure(ParseError("PDF could not be read"))
+        bytes.withUnsafeBufferPointer { buffer in
+            result = Result { () throws(ParseError) -> ParsedBook in try parse(buffer) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(ParseError) -> ParsedBook {
+        let gbytes = P.g_bytes_new_static(buffer.baseAddress, UInt(buffer.count))
+        defer { P.g_bytes_unref(gbytes) }
+        var error: UnsafeMutableRawPointer? = nil
+        guard let document = P.poppler_document_new_from_bytes(gbytes, nil, &error) else {
+            var message = "corrupt or truncated PDF"
+            if let error {
+                // GError: { GQuark domain; gint code; gchar *message }; POPPLER_ERROR_ENCRYPTED is 1.
+                if error.load(as: UInt32.self) == P.poppler_error_quark() && error.load(fromByteOffset: 4, as: Int32.self) == 1 {
+                    P.g_error_free(error)
+                    throw ParseError("the PDF is encrypted and needs a password", kind: "password_protected")
+                }
+                if let m = error.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) { message += " (\(String(cString: m)))" }
+                P.g_error_free(error)
+            }
+            throw ParseError(message)
+        }
+        defer { P.g_object_unref(UnsafeMutableRawPointer(document)) }
+
+        var book = ParsedBook(format: .pdf)
+        book.title = take(P.poppler_document_get_title(document))
+        if let author = take(P.poppler_document_get_author(document)) {
+            book.authors = author.split(whereSeparator: { $0 == ";" || $0 == "&" }).map { String($0).collapsedWhitespace }.filter { !$0.isEmpty }
+        }
+        let count = Int(P.poppler_document_get_n_pages(document))
+        var labels: [String?] = []
+        for i in 0..<count {
+            guard let page = P.poppler_document_get_page(document, Int32(i)) else {
+                book.warnings.append("page \(i + 1): could not be read; kept with empty text")
+                book.pages.append(ParsedPage(text: ""))
+                labels.append(nil)
+                continue
+            }
+            labels.append(take(P.poppler_page_get_label(page)))
+            if let raw = P.poppler_page_get_text(page) {
+                let length = strlen(raw)
+                let text = raw.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    joinHyphenation(UnsafeBufferPointer(start: $0, count: length))
+                }
+                P.g_free(raw)
+                book.pages.append(ParsedPage(text: text))
+            } else {
+                book.warnings.append("page \(i + 1): text could not be extracted; kept with empty text")
+                book.pages.append(ParsedPage(text: ""))
+            }
+            P.g_object_unref(UnsafeMutableRawPointer(page))
+        }
+        // Sections from the outline's top level: the entry whose page a page is on or after.
+        let outline = outlineStarts(document)
+        if !outline.isEmpty {
+            var next = 0
+            var current: (index: Int, title: String)? = nil
+            for i in 0..<book.pages.count {
+                while next < outline.count && outline[next].page <= i { current = (next, outline[next].title); next += 1 }
+                book.pages[i].sectionIndex = current?.index
+                book.pages[i].sectionTitle = current?.title
+            }
+        }
+        // Without /PageLabels poppler numbers pages 1, 2, 3: that is no printed label.
+        let defined = labels.enumerated().contains { $0.element != nil && $0.element != String($0.offset + 1) }
+        if defined {
+            for i in 0..<book.pages.count { book.pages[i].label = labels[i].flatMap { $0.isEmpty ? nil : $0 } }
+        }
+        return book
+    }
+
+    /// Top-level outline entries with the 0-based page they point to, in page order.
+    private static func outlineStarts(_ document: OpaquePointer) -> [(page: Int, title: String)] {
+        guard let iter = P.poppler_index_iter_new(document) else { return [] }
+        defer { P.poppler_index_iter_free(iter) }
+        var entries: [(page: Int, title: String)] = []
+        repeat {
+            guard let action = P.poppler_index_iter_get_action(iter) else { continue }
+            defer { P.poppler_action_free(action) }
+            // PopplerActionGotoDest: { type; gchar *title; PopplerDest *dest }; POPPLER_ACTION_GOTO_DEST is 2.
+            // PopplerDest: { type; int page_num; double left, bottom, right, top, zoom; gchar *named_dest; ... }; POPPLER_DEST_NAMED is 9.
+            guard action.load(as: Int32.self) == 2, let dest = action.load(fromByteOffset: 16, as: UnsafeMutableRawPointer?.self) else { continue }
+            var page = Int(dest.load(fromByteOffset: 4, as: Int32.self))
+            if dest.load(as: Int32.self) == 9, let name = dest.load(fromByteOffset: 48, as: UnsafePointer<CChar>?.self),
+               let found = P.poppler_document_find_dest(document, name) {
+                page = Int(found.load(fromByteOffset: 4, as: Int32.self))
+                P.poppler_dest_free(found)
+            }
+            let title = action.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self).map { String(cString: $0).collapsedWhitespace } ?? ""
+            if page >= 1 && !title.isEmpty { entries.append((page - 1, title)) }
+        } while P.poppler_index_iter_next(iter) != 0 && entries.count < 100_000
+        return entries.sorted { $0.page < $1.page }
+    }
+
+    private static func take(_ p: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let p else { return nil }
+        defer { P.g_free(p) }
+        let s = String(cString: p).collapsedWhitespace
+        return s.isEmpty ? nil : s
+    }
+
+    /// Page text with line-end hyphenation undone ("misunder-\nstanding" -> "misunderstanding"),
+    /// form feeds dropped, trailing spaces trimmed from lines.
+    static func joinHyphenation(_ b: UnsafeBufferPointer<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = 0
+        let n = b.count
+        @inline(__always) func isLower(_ at: Int) -> Bool {
+            guard at < n else { return false }
+            let c = b[at]
+            if c >= 0x61 && c <= 0x7A { return true }
+            // Latin-1 supplement and Latin Extended lower-case letters (UTF-8 lead 0xC3..0xC5).
+            if c == 0xC3, at + 1 < n { return b[at + 1] >= 0x9F }
+            return c == 0xC4 || c == 0xC5
+        }
+        @inline(__always) func isUpper(_ at: Int) -> Bool {
+            guard at < n else { return false }
+            return b[at] >= 0x41 && b[at] <= 0x5A
+        }
+        @inline(__always) func isLetterBefore() -> Bool {
+            guard let last = out.last else { return false }
+            return (last >= 0x61 && last <= 0x7A) || (last >= 0x41 && last <= 0x5A) || last >= 0x80
+        }
+        while i < n {
+            let c = b[i]
+            if c == 0x0C { i += 1; continue }
+            // A hyphen (ASCII, U+2010 or soft hyphen U+00AD) at a line end, between letters.
+            var hyphenLength = 0
+            if c == 0x2D { hyphenLength = 1 }
+            else if c == 0xE2 && i + 2 < n && b[i + 1] == 0x80 && b[i + 2] == 0x90 { hyphenLength = 3 }
+            else if c == 0xC2 && i + 1 < n && b[i + 1] == 0xAD { hyphenLength = 2 }
+            if hyphenLength > 0 {
+                var j = i + hyphenLength
+                while j < n && b[j] == 0x20 { j += 1 }
+                if j < n && b[j] == 0x0A && isLetterBefore() {
+                    var k = j + 1
+                    while k < n && b[k] == 0x20 { k += 1 }
+                    if isUpper(k) && hyphenLength == 1 {
+                        // A compound with a capital second half ("Franco-\nPrussian"): keep the hyphen, join the word.
+                        var end = k
+                        while end < n && b[end] != 0x20 && b[end] != 0x0A { end += 1 }
+                        out.append(0x2D)
+                        out.append(contentsOf: b[k..<end])
+                        i = end
+                        if i < n && b[i] == 0x20 { i += 1 }
+                        if i < n && b[i] != 0x0A { out.append(0x0A) }
+                        continue
+                    }
+                    if isLower(k) {
+                        // Join: the rest of the next line's first word comes here, then the line break.
+                        var end = k
+                        while end < n && b[end] != 0x20 && b[end] != 0x0A { end += 1 }
+                        out.append(contentsOf: b[k..<end])
+                        i = end
+                        if i < n && b[i] == 0x20 { i += 1 }
+                        if i < n && b[i] != 0x0A { out.append(0x0A) }
+                        continue
+                    }
+                }
+            }
+            if c == 0x0A {
+                while let last = out.last, last == 0x20 { out.removeLast() }
+            }
+            out.append(c)
+            i += 1
+        }
+        while let last = out.last, last == 0x20 || last == 0x0A { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Poppler reports syntax errors in broken files on its own; one line per input is ours to print.
+    nonisolated(unsafe) private static var silenced = false
+    private static func silencePoppler() {
+        if silenced { return }
+        silenced = true
+        P.g_log_set_handler("Poppler", 0xFFFF_FFFC,  // every level (G_LOG_LEVEL_MASK)
+                          { _, _, _, _ in }, nil)
+    }
+}
+
+/// poppler-glib, loaded on first use: linking it would load ~60 libraries
+/// (cairo, NSS, X11...) into every start of ib-parse, PDF or not.
+enum P {
+    nonisolated(unsafe) static var g_bytes_new_static: (@convention(c) (UnsafeRawPointer?, UInt) -> OpaquePointer?)!
+    nonisolated(unsafe) static var g_bytes_unref: (@convention(c) (OpaquePointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_document_new_from_bytes: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?)!
+    nonisolated(unsafe) static var poppler_error_quark: (@convention(c) () -> UInt32)!
+    nonisolated(unsafe) static var g_error_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var g_object_unref: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_document_get_title: (@convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?)!
+    nonisolated(unsafe) static var poppler_document_get_author: (@convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?)!
+    nonisolated(unsafe) static var poppler_document_get_n_pages: (@convention(c) (OpaquePointer?) -> Int32)!
+    nonisolated(unsafe) static var poppler_document_get_page: (@convention(c) (OpaquePointer?, Int32) -> OpaquePointer?)!
+    nonisolated(unsafe) static var poppler_page_get_label: (@convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?)!
+    nonisolated(unsafe) static var poppler_page_get_text: (@convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?)!
+    nonisolated(unsafe) static var g_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var g_log_set_handler: (@convention(c) (UnsafePointer<CChar>?, UInt32, (@convention(c) (UnsafePointer<CChar>?, UInt32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?, UnsafeMutableRawPointer?) -> UInt32)!
+    nonisolated(unsafe) static var poppler_index_iter_new: (@convention(c) (OpaquePointer?) -> OpaquePointer?)!
+    nonisolated(unsafe) static var poppler_index_iter_free: (@convention(c) (OpaquePointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_index_iter_get_action: (@convention(c) (OpaquePointer?) -> UnsafeMutableRawPointer?)!
+    nonisolated(unsafe) static var poppler_index_iter_next: (@convention(c) (OpaquePointer?) -> Int32)!
+    nonisolated(unsafe) static var poppler_action_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_document_find_dest: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> UnsafeMutableRawPointer?)!
+    nonisolated(unsafe) static var poppler_dest_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+
+    nonisolated(unsafe) private static var loaded: String?? = nil
+
+    /// Loads the library once; throws if it is not installed.
+    static func load() throws(ParseError) {
+        if case .some(let failure) = loaded {
+            if let failure { throw ParseError(failure) }
+            return
+        }
+        var handle: UnsafeMutableRawPointer? = nil
+        for name in ["libpoppler-glib.so.8", "libpoppler-glib.so"] {
+            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
+            if handle != nil { break }
+        }
+        guard let handle else {
+            let reason = dlerror().map { String(cString: $0) } ?? "not found"
+            loaded = .some("PDF support needs libpoppler-glib (apt-get install libpoppler-glib8): \(reason)")
+            throw ParseError(loaded!!)
+        }
+        var missing: [String] = []
+        func symbol<T>(_ name: String) -> T? {
+            guard let p = dlsym(handle, name) else { missing.append(name); return nil }
+            return unsafeBitCast(p, to: T.self)
+        }
+        g_bytes_new_static = symbol("g_bytes_new_static")
+        g_bytes_unref = symbol("g_bytes_unref")
+        poppler_document_new_from_bytes = symbol("poppler_document_new_from_bytes")
+        poppler_error_quark = symbol("poppler_error_quark")
+        g_error_free = symbol("g_error_free")
+        g_object_unref = symbol("g_object_unref")
+        poppler_document_get_title = symbol("poppler_document_get_title")
+        poppler_document_get_author = symbol("poppler_document_get_author")
+        poppler_document_get_n_pages = symbol("poppler_document_get_n_pages")
+        poppler_document_get_page = symbol("poppler_document_get_page")
+        poppler_page_get_label = symbol("poppler_page_get_label")
+        poppler_page_get_text = symbol("poppler_page_get_text")
+        g_free = symbol("g_free")
+        g_log_set_handler = symbol("g_log_set_handler")
+        poppler_index_iter_new = symbol("poppler_index_iter_new")
+        poppler_index_iter_free = symbol("poppler_index_iter_free")
+        poppler_index_iter_get_action = symbol("poppler_index_iter_get_action")
+        poppler_index_iter_next = symbol("poppler_index_iter_next")
+        poppler_action_free = symbol("poppler_action_free")
+        poppler_document_find_dest = symbol("poppler_document_find_dest")
+        poppler_dest_free = symbol("poppler_dest_free")
+        if !missing.isEmpty {
+            loaded = .some("libpoppler-glib lacks \(missing.joined(separator: ", "))")
+            throw ParseError(loaded!!)
+        }
+        loaded = .some(nil)
     }
 }

@@ -74,7 +74,7 @@ runTool("ib-parse") {
     if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
 
     var failed = 0
-    var networkFailed = false
+    var networkFailures = 0
     let out = OutputStream.standardOutput
     for name in args.positionals {
         do {
@@ -91,7 +91,7 @@ runTool("ib-parse") {
             for page in pages { out.writeRecord(.page(page)) }
         } catch {
             failed += 1
-            if let e = error as? ParseError, e.kind == "network" { networkFailed = true }
+            if let e = error as? ParseError, e.kind == "network" { networkFailures += 1 }
             out.flush()
             printError("ib-parse: \(name): \(error)")
         }
@@ -99,6 +99,6 @@ runTool("ib-parse") {
     out.flush()
     if failed > 0 {
         throw IBError("\(failed) of \(args.positionals.count) input\(args.positionals.count == 1 ? "" : "s") failed",
-                      code: networkFailed && failed == args.positionals.count ? .provider : .failure)
+                      code: networkFailures == failed ? .provider : .failure)
     }
 }
