@@ -191,6 +191,13 @@ public final class EmbeddingCache {
     }
 }
 
+/// A provider whose vectors depend on more than its modelID (a precision
+/// mode, requested dimensions...) names its cache key here; the key must
+/// change whenever the vectors would.
+public protocol EmbeddingCacheKeyed {
+    var cacheKey: String { get }
+}
+
 /// Any provider behind the cache: cached texts are not sent again, repeated
 /// texts in one call are embedded once, and new vectors are stored as soon as
 /// each request succeeds (so a run that fails part-way resumes for free).
@@ -207,7 +214,7 @@ public final class CachedProvider: EmbeddingProvider {
     public init(base: any EmbeddingProvider, cache: EmbeddingCache) {
         self.base = base
         self.cache = cache
-        cacheKey = (base as? HTTPEmbeddingProvider)?.cacheModelKey ?? base.modelID
+        cacheKey = (base as? EmbeddingCacheKeyed)?.cacheKey ?? base.modelID
     }
 
     public var modelID: String { base.modelID }

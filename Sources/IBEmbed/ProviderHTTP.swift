@@ -40,7 +40,7 @@ public struct HTTPEmbeddingSettings {
 }
 
 /// The shared part of the HTTP providers: batching, the client, checks, errors.
-public class HTTPEmbeddingProvider: EmbeddingProvider {
+public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
     public let settings: HTTPEmbeddingSettings
     public let modelID: String
     /// "OpenAI", "Ollama": for messages.
@@ -68,7 +68,7 @@ public class HTTPEmbeddingProvider: EmbeddingProvider {
     public var dimension: Int { expected ?? 0 }
 
     /// Key for the content cache: vectors of one key are interchangeable.
-    public var cacheModelKey: String { modelID }
+    public var cacheKey: String { modelID }
 
     /// Takes a dimension learned elsewhere (the cache) as the expected one.
     public func adopt(dimension: Int) { if expected == nil, dimension > 0 { expected = dimension } }
@@ -216,7 +216,7 @@ public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
         return base.hasSuffix("/v1") ? base + "/embeddings" : base + "/v1/embeddings"
     }
 
-    public override var cacheModelKey: String {
+    public override var cacheKey: String {
         settings.dimension.map { modelID + "?dimensions=\($0)" } ?? modelID
     }
 

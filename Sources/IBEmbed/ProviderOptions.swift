@@ -88,6 +88,17 @@ public struct ProviderOptions {
         if provider == "native" && baseURL != nil { throw IBError.usage("--base-url needs --provider openai or ollama") }
     }
 
+    /// The options that give vectors comparable to a stored model id:
+    /// "openai/NAME" and "ollama/NAME" pick that provider and model, anything
+    /// else the native model (e.g. for ib-search to embed a query).
+    public init(modelID: String, environment: @escaping (String) -> String? = Config.environment) {
+        self.environment = environment
+        for name in ["openai", "ollama"] where modelID.hasPrefix(name + "/") {
+            provider = name
+            model = String(modelID.dropFirst(name.count + 1))
+        }
+    }
+
     /// The model folder for the native provider: --model-dir, else --model NAME
     /// under $XDG_DATA_HOME/ib/models, else the default (Config.modelDirectory).
     public func nativeModelDirectory(flag: String?) -> String {

@@ -106,7 +106,7 @@ final class OpenAIProviderTests: XCTestCase {
         _ = try provider.embed(["hello"])
         XCTAssertEqual(server.requests.first?.path, "/v1/embeddings")
         XCTAssertEqual(server.requests.first?.json?["dimensions"]?.intValue, 16)
-        XCTAssertEqual(provider.cacheModelKey, "openai/text-embedding-3-small?dimensions=16")
+        XCTAssertEqual(provider.cacheKey, "openai/text-embedding-3-small?dimensions=16")
     }
 
     func testRetryAfterOn429ThenSuccess() throws {
@@ -289,6 +289,11 @@ final class ProviderOptionsTests: XCTestCase {
         XCTAssertEqual(openai.endpoint, "http://compat.local/v1/embeddings")
         XCTAssertEqual(openai.modelID, "openai/text-embedding-3-large")
         XCTAssertEqual(openai.settings.batchSize, 10)
+
+        let stored = ProviderOptions(modelID: "ollama/mxbai-embed-large", environment: { _ in nil })
+        XCTAssertEqual(stored.provider, "ollama")
+        XCTAssertEqual(try stored.makeHTTPProvider()?.modelID, "ollama/mxbai-embed-large")
+        XCTAssertEqual(ProviderOptions(modelID: "all-MiniLM-L6-v2").provider, "native")
 
         let bad = try Arguments(["--provider", "cohere"], options: ProviderOptions.arguments)
         XCTAssertEqual(ibError { _ = try ProviderOptions(bad, environment: { _ in nil }) }?.code, .usage)
