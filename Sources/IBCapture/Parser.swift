@@ -348,7 +348,8 @@ public struct CaptureParser: Sendable {
         // Words that are not books.
         let notBooks: Set<String> = ["it", "this", "that", "this book", "the book", "book", "today", "now", "here", "page", "again",
                                      "this one", "current", "current book", "a", "an", "the", "me", "my book", "so far", "yesterday",
-                                     "tonight", "this morning", "this evening", "just now", "more", "total", "in total", "的"]
+                                     "tonight", "this morning", "this evening", "just now", "more", "total", "in total", "的",
+                                     "self", "myself", "me", "future me", "later", "you"]
         if notBooks.contains(lower) { return nil }
         if !t.contains(where: { $0.isLetter }) && !(allowNumeric && t.count >= 2 && t.allSatisfy(\.isNumber)) { return nil }
         return t
@@ -432,7 +433,16 @@ public struct CaptureParser: Sendable {
     static let questionWords = ["question", "questions", "ask", "wondering", "query", "q?", "wonder"]
     static let planWords = ["plan", "goal", "target", "challenge", "planning", "schedule"]
 
-    func parseEnglish(_ s: String) -> Capture? {
+    func parseEnglish(_ s0: String) -> Capture? {
+        var s = s0
+        for p in ["my ", "a ", "quick ", "new ", "another ", "random ", "side "] where s.lowercased().hasPrefix(p) {
+            let rest = String(s.dropFirst(p.count))
+            let w = String(rest.prefix(while: { $0.isLetter })).lowercased()
+            if !w.isEmpty && (Fuzzy.isKeyword(w, CaptureParser.noteWords) || Fuzzy.isKeyword(w, CaptureParser.quoteWords) || Fuzzy.isKeyword(w, CaptureParser.questionWords))
+                && w.count > 2 {
+                s = rest; break
+            }
+        }
         let chars = Array(s)
         // The first word, without trailing punctuation.
         var firstEnd = 0
@@ -550,7 +560,9 @@ public struct CaptureParser: Sendable {
                 if a > 0, t[a - 1] == "(" || t[a - 1] == "（", b < t.count, t[b] == ")" || t[b] == "）" { a -= 1; b += 1 }
                 if b >= t.count { c.page = f.value; c.pageEnd = f.end; t = Array(t[..<a]) }
             }
-            c.text = Text.strip(String(t), [" ", "-", "—"])
+            var text = Text.strip(String(t), [" ", "-", "—"])
+            while let last = text.last, last == "," || last == ";" || last == "，" || last == "(" || last == "（" { text.removeLast(); text = Text.trim(text) }
+            c.text = text
         }
         return c
     }
@@ -646,7 +658,17 @@ public struct CaptureParser: Sendable {
                             "i'd like to read", "add to wishlist", "someday read", "i should read", "should read", "must read", "next up", "up next"]
     static let addWords = ["add", "added", "new book", "bought", "library add", "add book", "buy", "purchased", "borrowed"]
 
-    func parseBookIntent(_ s: String) -> Capture? {
+    func parseBookIntent(_ s0: String) -> Capture? {
+        var s = s0
+        for p in ["i just ", "just ", "i have ", "i've ", "today i ", "i ", "finally "] where s.lowercased().hasPrefix(p) {
+            let rest = String(s.dropFirst(p.count))
+            if rest.lowercased().hasPrefix("start") || rest.lowercased().hasPrefix("began") || rest.lowercased().hasPrefix("begin")
+                || rest.lowercased().hasPrefix("want") || rest.lowercased().hasPrefix("added") || rest.lowercased().hasPrefix("bought")
+                || rest.lowercased().hasPrefix("picked") || rest.lowercased().hasPrefix("am reading") || rest.lowercased().hasPrefix("would like") {
+                s = rest; break
+            }
+        }
+        if s.lowercased().hasPrefix("am reading ") { s = String(s.dropFirst(3)) }
         let lower = s.lowercased()
         var status: String? = nil
         var rest = ""
@@ -676,7 +698,8 @@ public struct CaptureParser: Sendable {
            ["pages", "pp", "page", "more", "%"].contains(Text.words(body)[1].lowercased()) { return nil }
         let bl = body.lowercased()
         for p in ["reading ", "to read ", "the book ", "book ", "on "] where bl.hasPrefix(p) { body = String(body.dropFirst(p.count)); break }
-        for suffix in [" today", " again", " now", " tonight", " this morning", " yesterday", " at last", " finally"] where body.lowercased().hasSuffix(suffix) {
+        for suffix in [" today", " again", " now", " tonight", " this morning", " yesterday", " at last", " finally", " someday", " soon", " later",
+                       " one day", " next", " sometime", " this year", " this week", " this weekend", " next"] where body.lowercased().hasSuffix(suffix) {
             body = String(body.dropLast(suffix.count))
         }
         var c = Capture(intent: .book)
@@ -701,7 +724,7 @@ public struct CaptureParser: Sendable {
     func parseProgress(_ s: String) -> Capture? {
         var body = CaptureParser.strip(s)
         var lower = body.lowercased()
-        for p in ["today i ", "today, i ", "i just ", "just ", "i ", "i've ", "ive ", "have ", "today "] where lower.hasPrefix(p) {
+        for p in ["today i ", "today, i ", "i just ", "just ", "i finally ", "finally ", "i ", "i've ", "ive ", "have ", "today ", "yesterday i ", "yay ", "yay, ", "woohoo "] where lower.hasPrefix(p) {
             body = String(body.dropFirst(p.count)); lower = body.lowercased()
         }
         for suffix in [" today", " tonight", " this morning", " this evening", " so far", " yesterday", " just now", " last night", "!"] where lower.hasSuffix(suffix) {
@@ -936,7 +959,8 @@ public struct CaptureParser: Sendable {
                 let (_, author) = CaptureParser.splitAuthor("x " + after)
                 if let author { c.author = author } else {
                     var a = CaptureParser.strip(after)
-                    for suffix in ["著", "写的", "的书"] where a.hasSuffix(suffix) { a = String(a.dropLast(suffix.count)) }
+                    for suffix in ["著", "写的", "的书", "了", "啦", "呢", "吧", "这本书", "这本"] where a.hasSuffix(suffix) { a = String(a.dropLast(suffix.count)) }
+                    for w in ["了", "啦", "呢", "吧", "今天", "现在", "又"] where a == w { a = "" }
                     if a.hasPrefix("by ") { a = String(a.dropFirst(3)) }
                     a = CaptureParser.strip(a)
                     if !a.isEmpty && a.count <= 30 { c.author = a }

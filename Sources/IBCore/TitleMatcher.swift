@@ -24,6 +24,10 @@ public struct TitleMatcher: Sendable {
     public struct Match: Sendable, Equatable {
         public var entry: Entry
         public var score: Double
+        /// How much of the query it covers (0...1), and whether the whole title was
+        /// matched word for word (no prefix-only words).
+        var queryCoverage = 1.0
+        var complete = true
         public var id: String { entry.id }
         public var title: String { entry.title }
     }
@@ -88,7 +92,7 @@ public struct TitleMatcher: Sendable {
         if qContent.isEmpty { qContent = q }
         var out: [Match] = []
         for p in prepared {
-            if let s = score(q, qContent, p) { out.append(Match(entry: p.entry, score: s)) }
+            if let s = score(q, qContent, p) { out.append(Match(entry: p.entry, score: s.0, queryCoverage: s.1, complete: s.2)) }
         }
         out.sort { $0.score != $1.score ? $0.score > $1.score : $0.entry.title.count < $1.entry.title.count }
         return out
@@ -106,7 +110,9 @@ public struct TitleMatcher: Sendable {
             // Exact matches beat every fuzzy one; only another exact match of the same tier competes.
             fits = fits.filter { $0.score == best.score }
         } else {
-            fits = fits.filter { best.score - $0.score < ambiguityMargin }
+            // A partial query (a prefix, or only some of the title's words) does not prefer
+            // the shorter title: every book it covers as well is a candidate.
+            fits = fits.filter { best.score - $0.score < ambiguityMargin || (!best.complete && $0.queryCoverage >= best.queryCoverage - 0.05) }
         }
         if fits.count > 1, let author, !author.isEmpty {
             let a = TitleMatcher.tokens(author, dropArticle: false).filter { !$0.isStopword }
@@ -121,9 +127,10 @@ public struct TitleMatcher: Sendable {
 
     // MARK: scoring
 
-    private func score(_ q: [Token], _ qContent: [Token], _ p: Prepared) -> Double? {
-        if q == p.full { return 2.0 }
-        for v in p.variants where q == v { return 1.5 }
+    private func score(_ q: [Token], _ qContent: [Token], _ p: Prepared) -> (Double, Double, Bool)? {
+        if q == p.full { return (2.0, 1, true) }
+        for v in p.variants where q == v { return (1.5, 1, true) }
+        var prefixOnly = false
         // Fuzzy: every content token of the query must find a title (or author) token.
         var used = [Bool](repeating: false, count: p.content.count)
         var usedAuthor = [Bool](repeating: false, count: p.authorTokens.count)
@@ -139,6 +146,7 @@ public struct TitleMatcher: Sendable {
             }
             if bestIndex >= 0 {
                 used[bestIndex] = true
+                if bestQ < 0.8 { prefixOnly = true }
                 quality += bestQ
                 continue
             }
@@ -171,7 +179,8 @@ public struct TitleMatcher: Sendable {
             for c in vc where qContent.contains(where: { TitleMatcher.similar($0, c) > 0 }) { hits += 1 }
             vCov = max(vCov, Double(hits) / Double(vc.count))
         }
-        return 0.55 * qCov + 0.45 * max(tCov, vCov * 0.9)
+        let complete = !prefixOnly && unmatched == 0 && (tCov >= 0.999 || vCov >= 0.999)
+        return (0.55 * qCov + 0.45 * max(tCov, vCov * 0.9), qCov, complete)
     }
 
     // MARK: tokens

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End-to-end: ib-capture on a fresh library: books, quotes, notes, progress,
+# plans, ambiguity (exit 3, nothing written), unknown books, status, export,
+# Readwise CSV round trip, Chinese messages.
+set -uo pipefail
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+export IB_DB="$dir/library.db" IB_TODAY=2026-11-22 LANG=C.UTF-8 LC_ALL= LC_MESSAGES=
+fail=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then :; else echo "FAIL: $name" >&2; fail=1; fi
+}
+has() { grep -q -- "$2" <<<"$1"; }
+cap() { ib-capture --now 2026-11-22T10:00:00Z "$@"; }
+
+out=$(ib-capture --dry-run 'Quote p. 47: "The obstacle is the way."')
+check "dry-run quote" has "$out" '"type":"quote","book":null,"text":"The obstacle is the way.","page":47'
+[ ! -e "$IB_DB" ]; check "dry-run writes nothing" test $? -eq 0
+
+out=$(cap 'Reading Meditations by Marcus Aurelius, 254 pages'); check "book" has "$out" '"status":"reading"'
+cap 'Want to read Meditations on First Philosophy by Descartes' >/dev/null
+cap 'Started Sapiens (443 pages)' >/dev/null
+out=$(cap 'read 20 pages'); check "current book" has "$out" '"book_title":"Sapiens","id":'
+check "progress page" has "$out" '"page":20'
+out=$(cap '"Waste no more time arguing" - Meditations, p. 12'); check "exact title wins" has "$out" '"book_title":"Meditations","id"'
+before=$(sqlite3 "$IB_DB" 'SELECT count(*) FROM notes')
+out=$(cap --json 'Note about Meditat: which one?' 2>"$dir/err"); rc=$?
+check "ambiguous exit 3" test $rc -eq 3
+check "ambiguous candidates json" has "$out" '"type":"ambiguous"'
+check "ambiguous lists candidates" grep -q 'Meditations on First Philosophy' "$dir/err"
+check "ambiguous writes nothing" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM notes')" = "$before"
+out=$(cap 'Note about Meditations on First Philosophy: the cogito'); check "settled" has "$out" '"book_title":"Meditations on First Philosophy"'
+cap '"Fear is the mind-killer" - Dune, p. 8' >/dev/null 2>"$dir/err"; rc=$?
+check "unknown book exit 1" test $rc -eq 1
+check "unknown book suggests --create" grep -q -- '--create' "$dir/err"
+out=$(cap --create '"Fear is the mind-killer" - Dune, p. 8'); check "--create" has "$out" '"book_title":"Dune"'
+out=$(cap 'on page 120 of Meditations'); check "position" has "$out" '"page":120'
+check "reading position column" test "$(sqlite3 "$IB_DB" "SELECT current_page FROM books WHERE title = 'Meditations'")" = 120
+out=$(cap 'Plan: finish Meditations and Sapiens by 2026-12-01'); check "plan pages/day" has "$out" '"pages_per_day":56'
+printf '%s\n' '正在读《人类简史》' '读了20页' '笔记：货币是一种信任 #经济' | cap --create >/dev/null 2>&1
+check "chinese" test "$(sqlite3 "$IB_DB" "SELECT count(*) FROM notes WHERE text = '货币是一种信任'")" = 1
+out=$(ib-capture status --json); check "status version" has "$out" '"version":1'
+check "status streak" has "$out" '"streak_days":1'
+out=$(ib-capture status --format waybar --private)
+for k in text tooltip class percentage; do check "waybar $k" has "$out" "\"$k\":"; done
+check "private hides quote" bash -c "! grep -q 'mind-killer' <<<'$out'"
+out=$(LANG=zh_CN.UTF-8 ib-capture status); check "chinese status" has "$out" '今天读了'
+err=$(LANG=zh_CN.UTF-8 ib-capture --dry-run 'asdfgh' 2>&1); check "chinese error" has "$err" '无法理解'
+ib-capture export --format csv > "$dir/h.csv"
+check "csv header" test "$(head -1 "$dir/h.csv")" = "Highlight,Title,Author,Note,Location,Location Type,Date"
+ib-capture export --format markdown | grep -q '^# Meditations$'; check "markdown" test $? -eq 0
+ib-capture export --format json | grep -q '"type":"book_export"'; check "json export" test $? -eq 0
+IB_DB="$dir/other.db" ib-capture import "$dir/h.csv" 2>/dev/null
+check "readwise import" test "$(sqlite3 "$dir/other.db" 'SELECT count(*) FROM quotes')" = "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')"
+ib-capture --dry-run 'Quote:' >/dev/null 2>&1; check "empty quote is an error" test $? -eq 1
+[ $fail -eq 0 ] && echo "capture e2e: ok"
+exit $fail
