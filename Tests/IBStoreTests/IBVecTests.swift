@@ -1,0 +1,428 @@
+// Tests of the ibvec SQLite extension (Sources/CIBVec/ibvec.c) through a real
+// SQLite connection: every SQL function against a plain Swift reference, the
+// errors for bad input, ibvec_knn's in-scan book/page filter, identical
+// results across the forced SIMD kernels, and int8/binary recall.
+import CIBVec
+import CSQLite
+import XCTest
+
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A tiny SQLite wrapper for these tests only.
+private final class VecDB {
+    let db: OpaquePointer
+
+    init() throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open(":memory:", &handle) == SQLITE_OK, let handle else {
+            throw TestError("cannot open an in-memory database")
+        }
+        db = handle
+        var err: UnsafeMutablePointer<CChar>?
+        guard sqlite3_ibvec_init(db, &err, nil) == SQLITE_OK else {
+            throw TestError("ibvec init failed: \(err.map { String(cString: $0) } ?? "?")")
+        }
+    }
+
+    deinit { sqlite3_close(db) }
+
+    enum Arg {
+        case blob([UInt8]), text(String), int(Int), null, real(Double)
+    }
+
+    /// Runs a statement; returns all rows as arrays of SQLite values, or throws the error message.
+    @discardableResult
+    func rows(_ sql: String, _ args: [Arg] = []) throws -> [[Value]] {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
+            throw TestError(String(cString: sqlite3_errmsg(db)))
+        }
+        defer { sqlite3_finalize(stmt) }
+        for (i, arg) in args.enumerated() {
+            let n = Int32(i + 1)
+            switch arg {
+            case .blob(let b): _ = b.withUnsafeBytes { sqlite3_bind_blob(stmt, n, $0.baseAddress, Int32($0.count), transient) }
+            case .text(let t): sqlite3_bind_text(stmt, n, t, -1, transient)
+            case .int(let v): sqlite3_bind_int64(stmt, n, sqlite3_int64(v))
+            case .real(let v): sqlite3_bind_double(stmt, n, v)
+            case .null: sqlite3_bind_null(stmt, n)
+            }
+        }
+        var out: [[Value]] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw TestError(String(cString: sqlite3_errmsg(db))) }
+            var row: [Value] = []
+            for c in 0..<sqlite3_column_count(stmt) {
+                switch sqlite3_column_type(stmt, c) {
+                case SQLITE_INTEGER: row.append(.int(Int(sqlite3_column_int64(stmt, c))))
+                case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(stmt, c)))
+                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(stmt, c))))
+                case SQLITE_BLOB:
+                    let n = Int(sqlite3_column_bytes(stmt, c))
+                    let p = sqlite3_column_blob(stmt, c)
+                    row.append(.blob(n == 0 ? [] : Array(UnsafeRawBufferPointer(start: p, count: n))))
+                default: row.append(.null)
+                }
+            }
+            out.append(row)
+        }
+        return out
+    }
+
+    func one(_ sql: String, _ args: [Arg] = []) throws -> Value {
+        let r = try rows(sql, args)
+        guard let first = r.first?.first else { throw TestError("no row for \(sql)") }
+        return first
+    }
+
+    /// The error message of a statement that must fail.
+    func error(_ sql: String, _ args: [Arg] = [], file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            _ = try rows(sql, args)
+            XCTFail("expected an error from \(sql)", file: file, line: line)
+            return ""
+        } catch let e as TestError {
+            return e.message
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+private enum Value: Equatable {
+    case int(Int), real(Double), text(String), blob([UInt8]), null
+    var double: Double { if case .real(let d) = self { return d }; if case .int(let i) = self { return Double(i) }; return .nan }
+    var int: Int { if case .int(let i) = self { return i }; return Int.min }
+    var string: String { if case .text(let s) = self { return s }; return "" }
+    var bytes: [UInt8] { if case .blob(let b) = self { return b }; return [] }
+    var floats: [Float] {
+        let b = bytes
+        return stride(from: 0, to: b.count, by: 4).map { i in
+            Float(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
+        }
+    }
+}
+
+private struct TestError: Error { let message: String; init(_ m: String) { message = m } }
+
+private func blob(_ v: [Float]) -> [UInt8] {
+    v.flatMap { f -> [UInt8] in let u = f.bitPattern; return [UInt8(u & 0xff), UInt8(u >> 8 & 0xff), UInt8(u >> 16 & 0xff), UInt8(u >> 24)] }
+}
+private func blob64(_ v: [Int64]) -> [UInt8] { v.flatMap { x in (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: x) >> (8 * UInt64($0))) } } }
+private func blob32(_ v: [Int32]) -> [UInt8] { v.flatMap { x in (0..<4).map { UInt8(truncatingIfNeeded: UInt32(bitPattern: x) >> (8 * UInt32($0))) } } }
+
+/// A deterministic generator (SplitMix64), so failures reproduce.
+private struct Rng {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func float() -> Float { Float(Double(next() >> 11) / Double(1 << 53) * 2 - 1) }
+    mutating func vector(_ n: Int) -> [Float] { (0..<n).map { _ in float() } }
+}
+
+private func refCosine(_ a: [Float], _ b: [Float]) -> Double {
+    var d = 0.0, aa = 0.0, bb = 0.0
+    for i in a.indices { d += Double(a[i]) * Double(b[i]); aa += Double(a[i]) * Double(a[i]); bb += Double(b[i]) * Double(b[i]) }
+    return 1 - d / (aa.squareRoot() * bb.squareRoot())
+}
+
+private let schema = """
+    CREATE TABLE vector_blocks (
+      id INTEGER PRIMARY KEY, book_id TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL,
+      count INTEGER NOT NULL, keys BLOB NOT NULL, end_pages BLOB NOT NULL, vectors BLOB NOT NULL,
+      vectors_i8 BLOB, scales BLOB, bits BLOB);
+    CREATE INDEX vector_blocks_book ON vector_blocks(book_id);
+    """
+
+private struct Chunk { var book: String; var key: Int; var endPage: Int; var vector: [Float] }
+
+/// Stores chunks in blocks of at most `blockSize`, one book and model at a time.
+private func store(_ db: VecDB, _ chunks: [Chunk], model: String = "m", blockSize: Int = 1024, quantise: Bool = true) throws {
+    let byBook = Dictionary(grouping: chunks, by: \.book)
+    for book in byBook.keys.sorted() {
+        let list = byBook[book]!
+        for start in stride(from: 0, to: list.count, by: blockSize) {
+            let part = Array(list[start..<min(start + blockSize, list.count)])
+            let dim = part[0].vector.count
+            let sql = quantise
+                ? "INSERT INTO vector_blocks(book_id,model,dim,count,keys,end_pages,vectors,vectors_i8,scales,bits) VALUES(?1,?2,?3,?4,?5,?6,?7,vec_block_i8(?7,?3),vec_block_scales(?7,?3),vec_block_bits(?7,?3))"
+                : "INSERT INTO vector_blocks(book_id,model,dim,count,keys,end_pages,vectors) VALUES(?1,?2,?3,?4,?5,?6,?7)"
+            try db.rows(sql, [.text(book), .text(model), .int(dim), .int(part.count),
+                              .blob(blob64(part.map { Int64($0.key) })), .blob(blob32(part.map { Int32($0.endPage) })),
+                              .blob(blob(part.flatMap(\.vector)))])
+        }
+    }
+}
+
+private func availableKernels() -> [String] {
+    ["scalar", "avx2", "avx512"].filter { ibvec_set_kernel($0) == 0 }
+}
+
+final class IBVecTests: XCTestCase {
+    override func tearDown() { _ = ibvec_set_kernel("auto") }
+
+    func testF32JsonDims() throws {
+        let db = try VecDB()
+        let v = try db.one("SELECT vec_f32('[1, 2.5, -3e-7, 0]')")
+        XCTAssertEqual(v.floats, [1, 2.5, -3e-7, 0])
+        XCTAssertEqual(v.bytes, blob([1, 2.5, -3e-7, 0]))
+        XCTAssertEqual(try db.one("SELECT vec_f32(?)", [.blob(blob([0.5, -1]))]).floats, [0.5, -1])
+        XCTAssertEqual(try db.one("SELECT vec_json(?)", [.blob(blob([1, 2.5, -3e-7]))]).string, "[1,2.5,-3e-07]")
+        // JSON text round-trips every float32 exactly
+        var rng = Rng(state: 7)
+        let r = rng.vector(50)
+        let back = try db.one("SELECT vec_f32(vec_json(?))", [.blob(blob(r))]).floats
+        XCTAssertEqual(back, r)
+        XCTAssertEqual(try db.one("SELECT vec_dims('[1,2,3]')").int, 3)
+        XCTAssertEqual(try db.one("SELECT vec_dims(?)", [.blob(blob(r))]).int, 50)
+        XCTAssertEqual(try db.one("SELECT vec_f32(NULL)"), .null)
+    }
+
+    func testDistancesAgainstReference() throws {
+        let db = try VecDB()
+        var rng = Rng(state: 42)
+        for dim in [1, 3, 15, 16, 17, 33, 384, 1000] {
+            let a = rng.vector(dim), b = rng.vector(dim)
+            var dot = 0.0, l2 = 0.0
+            for i in 0..<dim { dot += Double(a[i]) * Double(b[i]); l2 += Double(a[i] - b[i]) * Double(a[i] - b[i]) }
+            let args: [VecDB.Arg] = [.blob(blob(a)), .blob(blob(b))]
+            XCTAssertEqual(try db.one("SELECT vec_distance_cosine(?,?)", args).double, refCosine(a, b), accuracy: 1e-5, "dim \(dim)")
+            XCTAssertEqual(try db.one("SELECT vec_distance_l2(?,?)", args).double, l2.squareRoot(), accuracy: 1e-4 * max(1, l2.squareRoot()))
+            XCTAssertEqual(try db.one("SELECT vec_distance_dot(?,?)", args).double, -dot, accuracy: 1e-4 * max(1, abs(dot)))
+        }
+        XCTAssertEqual(try db.one("SELECT vec_distance_cosine('[1,0]','[0,1]')").double, 1, accuracy: 1e-12)
+        XCTAssertEqual(try db.one("SELECT vec_distance_cosine('[1,2]','[2,4]')").double, 0, accuracy: 1e-7)
+        XCTAssertEqual(try db.one("SELECT vec_distance_cosine('[0,0]','[2,4]')").double, 1)  // a zero vector: 1
+        XCTAssertEqual(try db.one("SELECT vec_distance_l2('[0,0]','[3,4]')").double, 5)
+        XCTAssertEqual(try db.one("SELECT vec_distance_dot('[1,2]','[3,4]')").double, -11)
+    }
+
+    func testNormalizeQuantizeHamming() throws {
+        let db = try VecDB()
+        let n = try db.one("SELECT vec_normalize('[3,4]')").floats
+        XCTAssertEqual(n[0], 0.6, accuracy: 1e-7); XCTAssertEqual(n[1], 0.8, accuracy: 1e-7)
+        var rng = Rng(state: 3)
+        for dim in [1, 5, 8, 9, 384] {
+            let x = rng.vector(dim)
+            // int8: scale = max|x| / 127, code = round-half-even(x * 127 / max|x|)
+            let mx = x.map(abs).max()!
+            let inv = Float(127) / mx
+            let want = x.map { Int8(max(-127, min(127, ($0 * inv).rounded(.toNearestOrEven)))) }
+            let got = try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(x))]).bytes.map { Int8(bitPattern: $0) }
+            XCTAssertEqual(got, want, "dim \(dim)")
+            // bits: bit i set when x[i] > 0, least significant bit first
+            var bits = [UInt8](repeating: 0, count: (dim + 7) / 8)
+            for i in 0..<dim where x[i] > 0 { bits[i / 8] |= UInt8(1 << (i % 8)) }
+            XCTAssertEqual(try db.one("SELECT vec_quantize_bits(?)", [.blob(blob(x))]).bytes, bits)
+            // normalise: unit length, same direction
+            let u = try db.one("SELECT vec_normalize(?)", [.blob(blob(x))]).floats
+            XCTAssertEqual(u.reduce(0.0) { $0 + Double($1) * Double($1) }, 1, accuracy: 1e-5)
+            XCTAssertEqual(refCosine(u, x), 0, accuracy: 1e-6)
+        }
+        let a: [UInt8] = [0xff, 0x00, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8], b: [UInt8] = [0x0f, 0x01, 0xf0, 1, 2, 3, 4, 5, 6, 7, 0]
+        let want = zip(a, b).reduce(0) { $0 + ($1.0 ^ $1.1).nonzeroBitCount }
+        XCTAssertEqual(try db.one("SELECT vec_distance_hamming(?,?)", [.blob(a), .blob(b)]).int, want)
+        XCTAssertEqual(try db.one("SELECT vec_distance_hamming(vec_quantize_bits('[1,-1,1]'), vec_quantize_bits('[1,1,-1]'))").int, 2)
+    }
+
+    func testBlockHelpersMatchPerVectorFunctions() throws {
+        let db = try VecDB()
+        var rng = Rng(state: 11)
+        let dim = 13, count = 5
+        let vs = (0..<count).map { _ in rng.vector(dim) }
+        let whole = VecDB.Arg.blob(blob(vs.flatMap { $0 }))
+        let i8 = try db.one("SELECT vec_block_i8(?, 13)", [whole]).bytes
+        let scales = try db.one("SELECT vec_block_scales(?, 13)", [whole]).floats
+        let bits = try db.one("SELECT vec_block_bits(?, 13)", [whole]).bytes
+        XCTAssertEqual(i8.count, dim * count); XCTAssertEqual(scales.count, count); XCTAssertEqual(bits.count, 2 * count)
+        for (i, v) in vs.enumerated() {
+            XCTAssertEqual(Array(i8[i * dim..<(i + 1) * dim]), try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(v))]).bytes)
+            XCTAssertEqual(Array(bits[i * 2..<(i + 1) * 2]), try db.one("SELECT vec_quantize_bits(?)", [.blob(blob(v))]).bytes)
+            XCTAssertEqual(scales[i], v.map(abs).max()! / 127)
+        }
+    }
+
+    func testErrors() throws {
+        let db = try VecDB()
+        XCTAssertTrue(db.error("SELECT vec_f32(?)", [.blob(blob([1, .nan]))]).contains("NaN"))
+        XCTAssertTrue(db.error("SELECT vec_f32(?)", [.blob(blob([.infinity]))]).contains("NaN or infinite"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[1, NaN]')").contains("NaN"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[1e39]')").contains("float32 range"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[1,2')").contains("malformed JSON"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[1,2] x')").contains("malformed JSON"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[1,\"a\"]')").contains("not a number"))
+        XCTAssertTrue(db.error("SELECT vec_f32('{\"a\":1}')").contains("array"))
+        XCTAssertTrue(db.error("SELECT vec_f32('[]')").contains("empty"))
+        XCTAssertTrue(db.error("SELECT vec_f32(x'000000')").contains("multiple of 4"))
+        XCTAssertTrue(db.error("SELECT vec_f32(x'')").contains("empty"))
+        XCTAssertTrue(db.error("SELECT vec_f32(3)").contains("expected"))
+        XCTAssertTrue(db.error("SELECT vec_distance_cosine('[1,2]','[1,2,3]')").contains("dimension mismatch"))
+        XCTAssertTrue(db.error("SELECT vec_distance_l2('[1]','[1,2]')").contains("dimension mismatch"))
+        XCTAssertTrue(db.error("SELECT vec_distance_dot('[1]', x'0000')").contains("multiple of 4"))
+        XCTAssertTrue(db.error("SELECT vec_normalize('[0,0]')").contains("zero vector"))
+        XCTAssertTrue(db.error("SELECT vec_distance_hamming(x'00', x'0000')").contains("length mismatch"))
+        XCTAssertTrue(db.error("SELECT vec_distance_hamming('a', 'b')").contains("bit blobs"))
+        XCTAssertTrue(db.error("SELECT vec_block_i8(?, 3)", [.blob(blob([1, 2, 3, 4]))]).contains("multiple of dim"))
+        XCTAssertTrue(db.error("SELECT vec_block_bits(?, 0)", [.blob(blob([1, 2]))]).contains("dim must be"))
+        XCTAssertTrue(db.error("SELECT vec_block_scales(?, 2)", [.blob(blob([1, .nan]))]).contains("NaN"))
+        XCTAssertTrue(db.error("SELECT ibvec_set_kernel('sse9')").contains("unknown kernel"))
+    }
+
+    func testKernelsGiveBitIdenticalResults() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 99)
+        let chunks = (0..<700).map { Chunk(book: $0 % 2 == 0 ? "a" : "b", key: $0, endPage: $0 % 40 + 1, vector: rng.vector(37)) }
+        try store(db, chunks, blockSize: 128)
+        let kernels = availableKernels()
+        XCTAssertTrue(kernels.contains("scalar"))
+        var reference: [String: [Value]]?
+        for kernel in kernels {
+            XCTAssertEqual(try db.one("SELECT ibvec_set_kernel(?)", [.text(kernel)]).string, kernel)
+            XCTAssertEqual(try db.one("SELECT ibvec_kernel()").string, kernel)
+            var results: [String: [Value]] = [:]
+            var local = Rng(state: 5)
+            for dim in [1, 7, 16, 31, 384] {
+                let args: [VecDB.Arg] = [.blob(blob(local.vector(dim))), .blob(blob(local.vector(dim)))]
+                results["d\(dim)"] = try db.rows("SELECT vec_distance_cosine(?1,?2), vec_distance_l2(?1,?2), vec_distance_dot(?1,?2), vec_normalize(?1)", args)[0]
+            }
+            var qr = Rng(state: 8)
+            let q = VecDB.Arg.blob(blob(qr.vector(37)))
+            for mode in ["exact", "int8", "binary"] {
+                results[mode] = try db.rows("SELECT book_id, key, distance FROM ibvec_knn(?, 25, NULL, ?)", [q, .text(mode)]).flatMap { $0 }
+            }
+            if let reference {
+                for (name, values) in reference {
+                    // compare the bits of every double, not an approximation
+                    let a = values.map { v -> String in if case .real(let d) = v { return String(d.bitPattern) }; return "\(v)" }
+                    let b = results[name]!.map { v -> String in if case .real(let d) = v { return String(d.bitPattern) }; return "\(v)" }
+                    XCTAssertEqual(a, b, "kernel \(kernel) differs from scalar in \(name)")
+                }
+            } else {
+                reference = results
+            }
+        }
+    }
+
+    func testKnnFiltersInsideTheScan() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 1)
+        let dim = 24
+        let q = rng.vector(dim)
+        var chunks: [Chunk] = []
+        // book "a": the query itself as a chunk spanning pages 5-6 (end_page 6), 1500 near chunks
+        // past page 5, and 30 far chunks ending on or before page 5.
+        chunks.append(Chunk(book: "a", key: 0, endPage: 6, vector: q))
+        for i in 1...1500 { chunks.append(Chunk(book: "a", key: i, endPage: 6 + i % 50, vector: q.map { $0 + rng.float() * 0.1 })) }
+        for i in 1501...1530 { chunks.append(Chunk(book: "a", key: i, endPage: 1 + i % 5, vector: rng.vector(dim))) }
+        // book "b": very near chunks on early pages
+        for i in 0..<100 { chunks.append(Chunk(book: "b", key: i, endPage: 1, vector: q.map { $0 + rng.float() * 0.01 })) }
+        try store(db, chunks, blockSize: 512)
+        let qa = VecDB.Arg.blob(blob(q))
+
+        func reference(_ k: Int, _ scope: [String: Int?]?) -> [String] {
+            chunks.filter { c in
+                guard let scope else { return true }
+                guard let limit = scope[c.book] else { return false }
+                return limit.map { c.endPage <= $0 } ?? true
+            }
+            .map { ($0, refCosine(q, $0.vector)) }
+            .sorted { $0.1 < $1.1 }.prefix(k).map { "\($0.0.book):\($0.0.key)" }
+        }
+
+        for mode in ["exact", "int8", "binary"] {
+            // at page 5 the chunk spanning pages 5-6 must not come back; k rows still do
+            let r5 = try db.rows("SELECT book_id, key, end_page, distance FROM ibvec_knn(?, 10, '{\"a\": 5}', ?)", [qa, .text(mode)])
+            XCTAssertEqual(r5.count, 10, mode)
+            XCTAssertTrue(r5.allSatisfy { $0[0].string == "a" && $0[2].int <= 5 }, mode)
+            XCTAssertFalse(r5.contains { $0[1].int == 0 }, mode)
+            XCTAssertEqual(r5.map { "\($0[0].string):\($0[1].int)" }, reference(10, ["a": 5]), mode)
+            // at page 6 it is the nearest
+            let r6 = try db.rows("SELECT book_id, key, end_page, distance FROM ibvec_knn(?, 3, '{\"a\": 6}', ?)", [qa, .text(mode)])
+            XCTAssertEqual(r6.first?[1].int, 0, mode); XCTAssertEqual(r6.first?[2].int, 6, mode)
+            XCTAssertEqual(r6.first?[3].double ?? 1, 0, accuracy: 1e-6)
+            // all of both books, no page limit; and two books with different limits
+            XCTAssertEqual(try db.rows("SELECT book_id||':'||key FROM ibvec_knn(?, 20, NULL, ?)", [qa, .text(mode)]).map { $0[0].string },
+                           reference(20, nil), mode)
+            XCTAssertEqual(try db.rows("SELECT book_id||':'||key FROM ibvec_knn(?, 40, '{\"a\": 5, \"b\": null}', ?)", [qa, .text(mode)]).map { $0[0].string },
+                           reference(40, ["a": 5, "b": nil]), mode)
+            // fewer pass than k: all of them, no more
+            XCTAssertEqual(try db.rows("SELECT key FROM ibvec_knn(?, 100, '{\"a\": 1}', ?)", [qa, .text(mode)]).count,
+                           chunks.filter { $0.book == "a" && $0.endPage <= 1 }.count)
+            XCTAssertEqual(try db.rows("SELECT key FROM ibvec_knn(?, 10, '{\"zz\": null}', ?)", [qa, .text(mode)]).count, 0)
+        }
+        // the distance is exactly vec_distance_cosine
+        let r = try db.rows("SELECT distance, key FROM ibvec_knn(?, 5, '{\"b\": null}')", [qa])
+        for row in r {
+            let v = chunks.first { $0.book == "b" && $0.key == row[1].int }!.vector
+            XCTAssertEqual(row[0].double.bitPattern, try db.one("SELECT vec_distance_cosine(?, ?)", [qa, .blob(blob(v))]).double.bitPattern)
+        }
+        // ascending distances, JSON query accepted, trailing arguments optional (k defaults to 10)
+        let json = try db.one("SELECT vec_json(?)", [qa]).string
+        let d = try db.rows("SELECT distance FROM ibvec_knn(?)", [.text(json)]).map { $0[0].double }
+        XCTAssertEqual(d.count, 10); XCTAssertEqual(d, d.sorted())
+    }
+
+    func testKnnModelDimAndArgumentErrors() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 2)
+        try store(db, (0..<50).map { Chunk(book: "a", key: $0, endPage: 1, vector: rng.vector(8)) }, model: "m1")
+        try store(db, (0..<50).map { Chunk(book: "a", key: 100 + $0, endPage: 1, vector: rng.vector(4)) }, model: "m2")
+        let q8 = VecDB.Arg.blob(blob(rng.vector(8)))
+        // model filter: only m1's 8-dimensional vectors
+        let rows = try db.rows("SELECT key FROM ibvec_knn(?, 100, NULL, 'exact', 'm1')", [q8])
+        XCTAssertEqual(rows.count, 50); XCTAssertTrue(rows.allSatisfy { $0[0].int < 100 })
+        // without it the 4-dimensional block is an error, not silently skipped
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10)", [q8]).contains("dimensions"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 0)", [q8]).contains("k must be"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10001)", [q8]).contains("k must be"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10, '[1]', NULL, 'm1')", [q8]).contains("scope"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10, '{\"a\": \"x\"}', NULL, 'm1')", [q8]).contains("integer page or null"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10, NULL, 'fast', 'm1')", [q8]).contains("mode"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn('[1, NaN]', 10)").contains("NaN"))
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn").contains("query"))
+        // a corrupt block is reported
+        try db.rows("UPDATE vector_blocks SET keys = x'00' WHERE model = 'm1'")
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10, NULL, 'exact', 'm1')", [q8]).contains("corrupt"))
+    }
+
+    func testQuantisedRecallAndFallback() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 77)
+        let dim = 64
+        let chunks = (0..<6000).map { Chunk(book: "b\($0 % 3)", key: $0, endPage: $0 % 100 + 1, vector: rng.vector(dim)) }
+        try store(db, chunks)
+        var hits = [String: Int]()
+        let queries = 10
+        for _ in 0..<queries {
+            let q = VecDB.Arg.blob(blob(rng.vector(dim)))
+            let exact = Set(try db.rows("SELECT key FROM ibvec_knn(?, 10, NULL, 'exact')", [q]).map { $0[0].int })
+            XCTAssertEqual(exact.count, 10)
+            for mode in ["int8", "binary"] {
+                let got = try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, ?)", [q, .text(mode)])
+                XCTAssertEqual(got.count, 10)
+                hits[mode, default: 0] += got.filter { exact.contains($0[0].int) }.count
+            }
+        }
+        let int8Recall = Double(hits["int8"]!) / Double(10 * queries)
+        let binaryRecall = Double(hits["binary"]!) / Double(10 * queries)
+        XCTAssertGreaterThanOrEqual(int8Recall, 0.95, "int8 recall@10")
+        XCTAssertGreaterThanOrEqual(binaryRecall, 0.8, "binary recall@10")
+        // blocks without quantised columns fall back to exact scoring
+        try db.rows("UPDATE vector_blocks SET vectors_i8 = NULL, scales = NULL, bits = NULL")
+        let q = VecDB.Arg.blob(blob(rng.vector(dim)))
+        let exact = try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, 'exact')", [q])
+        XCTAssertEqual(try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, 'int8')", [q]), exact)
+        XCTAssertEqual(try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, 'binary')", [q]), exact)
+    }
+}
