@@ -88,7 +88,7 @@ final class TitleMatcherTests: XCTestCase {
         ("Meditations on First Philosphy", .book("Meditations on First Philosophy")),
         ("first philosophy", .book("Meditations on First Philosophy")),
         ("Meditat", .ambiguous(["Meditations", "Meditations on First Philosophy"])),
-        ("meditaions", .book("Meditations")),
+        ("meditaions", .ambiguous(["Meditations", "Meditations: A New Translation"])),
         ("Republic", .book("The Republic")),
         ("Letters", .ambiguous(["Letters from a Stoic", "Republic of Letters"])),
         ("Meditations: A New Translation", .book("Meditations: A New Translation")),
