@@ -225,50 +225,67 @@ public final class CachedProvider: EmbeddingProvider {
     public func embed(_ texts: [String]) throws -> [[Float]] {
         let digests = texts.map(EmbeddingCache.digest)
         var result = cache.lookup(model: cacheKey, digests: digests)
+        hits += result.lazy.filter { $0 != nil }.count
 
-        // Cached vectors of another length than the model's are stale (the model changed): embed again.
-        var want = dimension > 0 ? dimension : nil
-        if want == nil, let first = result.lazy.compactMap({ $0 }).first {
-            // Unknown yet (an HTTP model before its first answer): the cached length, if all agree.
-            want = result.allSatisfy { $0 == nil || $0!.count == first.count } ? first.count : nil
-        }
-        for i in result.indices where result[i] != nil && result[i]!.count != want { result[i] = nil }
-
-        // The texts to embed, each distinct text once.
-        var firstIndex: [[UInt8]: Int] = [:]
-        var todo: [Int] = []
-        for i in texts.indices where result[i] == nil {
-            if firstIndex[digests[i]] == nil { firstIndex[digests[i]] = i; todo.append(i) }
-        }
-        hits += texts.count - result.lazy.filter { $0 == nil }.count
-        if !todo.isEmpty {
-            let pieces: [Range<Int>]
-            if let http = base as? HTTPEmbeddingProvider {
-                pieces = http.batches(todo.map { texts[$0] })
-            } else {
-                pieces = [0..<todo.count]
+        // Cached vectors of another length than the model's are stale (the model
+        // changed under its name): they are embedded again. The model's length is
+        // the provider's, else (an HTTP model before its first answer) the length
+        // all cached vectors agree on; a second pass catches the case where the
+        // first answer disagrees with the cache.
+        for _ in 0..<2 {
+            var want: Int? = dimension > 0 ? dimension : nil
+            if want == nil, let first = result.lazy.compactMap({ $0 }).first,
+               result.allSatisfy({ $0 == nil || $0!.count == first.count }) {
+                want = first.count
             }
-            for piece in pieces {
-                let indices = Array(todo[piece])
-                let vectors = try base.embed(indices.map { texts[$0] })
-                guard vectors.count == indices.count else {
-                    throw IBError("\(modelID): asked for \(indices.count) embeddings, got \(vectors.count); nothing was written for this batch", code: .provider)
-                }
-                let expected = base.dimension > 0 ? base.dimension : (want ?? vectors.first?.count ?? 0)
-                for vector in vectors where vector.count != expected || expected == 0 {
-                    throw IBError("\(modelID): returned a vector of \(vector.count) dimensions, expected \(expected); nothing was written for this batch", code: .provider)
-                }
-                want = expected
-                cache.store(model: cacheKey, entries: zip(indices, vectors).map { (digests[$0], $1) })
-                for (i, vector) in zip(indices, vectors) { result[i] = vector }
-                misses += indices.count
+            for i in result.indices where result[i] != nil && result[i]!.count != want {
+                result[i] = nil
+                hits -= 1
             }
+            // Each distinct text once.
+            var firstIndex: [[UInt8]: Int] = [:]
+            var todo: [Int] = []
+            for i in texts.indices where result[i] == nil {
+                if firstIndex[digests[i]] == nil { firstIndex[digests[i]] = i; todo.append(i) }
+            }
+            if todo.isEmpty { break }
+            try embedAndStore(todo, texts: texts, digests: digests, into: &result)
             for i in texts.indices where result[i] == nil { result[i] = result[firstIndex[digests[i]]!] }
         }
-        if let want {
-            learned = want
-            (base as? HTTPEmbeddingProvider)?.adopt(dimension: want)
+        if let first = result.first, let n = first?.count {
+            learned = n
+            (base as? HTTPEmbeddingProvider)?.adopt(dimension: n)
         }
         return result.map { $0! }
+    }
+
+    /// Embeds the texts at `indices` with the base provider, checks them, and
+    /// stores each request's vectors as it succeeds.
+    private func embedAndStore(_ indices: [Int], texts: [String], digests: [[UInt8]], into result: inout [[Float]?]) throws {
+        let batch = indices.map { texts[$0] }
+        var store: [(digest: [UInt8], vector: [Float])] = []
+        let vectors: [[Float]]
+        if let http = base as? HTTPEmbeddingProvider {
+            // The HTTP provider checks each answer; store it before the next request.
+            vectors = try http.embed(batch) { range, vectors in
+                self.cache.store(model: self.cacheKey, entries: zip(range, vectors).map { (digests[indices[$0]], $1) })
+            }
+        } else {
+            vectors = try base.embed(batch)
+            guard vectors.count == indices.count else {
+                throw IBError("\(modelID): asked for \(indices.count) embeddings, got \(vectors.count); nothing was written for this batch", code: .provider)
+            }
+            let expected = base.dimension
+            for vector in vectors where vector.count != expected || expected == 0 {
+                throw IBError("\(modelID): returned a vector of \(vector.count) dimensions, expected \(expected); nothing was written for this batch", code: .provider)
+            }
+            store = zip(indices, vectors).map { (digests[$0], $1) }
+            cache.store(model: cacheKey, entries: store)
+        }
+        guard vectors.count == indices.count else {
+            throw IBError("\(modelID): asked for \(indices.count) embeddings, got \(vectors.count)", code: .provider)
+        }
+        for (i, vector) in zip(indices, vectors) { result[i] = vector }
+        misses += indices.count
     }
 }

@@ -6,6 +6,7 @@
 // of one dimension, the dimension expected (--dim, or the first answer).
 // A bad answer is an IBError with exit code 4 and nothing of that batch
 // comes back, so nothing of it is written or cached.
+import Foundation
 import IBCore
 import IBHTTP
 
@@ -30,8 +31,10 @@ public struct HTTPEmbeddingSettings {
     public var maxRetries: Int = 5
     /// First backoff, seconds (doubles each attempt, jitter in [50%, 100%]).
     public var baseBackoff: Double = 0.5
-    /// Called before each retry sleep.
-    public var onRetry: ((HTTPRetry) -> Void)?
+    /// Requests in flight at once.
+    public var concurrency: Int = 1
+    /// Called before each retry sleep (from any request thread).
+    public var onRetry: (@Sendable (HTTPRetry) -> Void)?
 
     public init(model: String, baseURL: String, apiKey: String? = nil, dimension: Int? = nil, batchSize: Int) {
         self.model = model; self.baseURL = baseURL; self.apiKey = apiKey
@@ -64,6 +67,24 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         client.onRetry = settings.onRetry
     }
 
+    private struct Job: @unchecked Sendable {
+        let provider: HTTPEmbeddingProvider
+        let client: HTTPClient
+        let batch: [String]
+    }
+
+    /// The results of concurrent requests, filled in by their threads.
+    private final class ResultsBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var items: [Result<[[Float]], any Error>?]
+        init(count: Int) { items = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ result: Result<[[Float]], any Error>) { lock.lock(); items[i] = result; lock.unlock() }
+        var results: [Result<[[Float]], any Error>] {
+            lock.lock(); defer { lock.unlock() }
+            return items.map { $0! }
+        }
+    }
+
     /// The expected vector length: --dim, else the first answer's; 0 before either.
     public var dimension: Int { expected ?? 0 }
 
@@ -90,27 +111,65 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         return out
     }
 
-    public func embed(_ texts: [String]) throws -> [[Float]] {
+    public func embed(_ texts: [String]) throws -> [[Float]] { try embed(texts, onBatch: nil) }
+
+    /// Embeds `texts`, up to `settings.concurrency` requests at a time. Each
+    /// batch is checked in order on the calling thread, then handed to
+    /// `onBatch` (the cache stores it) before the next one; the first failure
+    /// in order is thrown, and nothing of the failed batch or after it returns.
+    public func embed(_ texts: [String], onBatch: ((Range<Int>, [[Float]]) -> Void)?) throws -> [[Float]] {
         var out: [[Float]] = []
         out.reserveCapacity(texts.count)
-        for range in batches(texts) {
-            let batch = Array(texts[range])
-            let vectors: [[Float]]
-            do {
-                vectors = try request(batch)
-            } catch let error as HTTPError {
-                throw describe(error)
+        let ranges = batches(texts)
+        var next = 0
+        while next < ranges.count {
+            let group = Array(ranges[next..<min(ranges.count, next + max(1, settings.concurrency))])
+            next += group.count
+            let results = send(group.map { Array(texts[$0]) })
+            for (range, result) in zip(group, results) {
+                let vectors: [[Float]]
+                switch result {
+                case .success(let v): vectors = v
+                case .failure(let error as HTTPError): throw describe(error)
+                case .failure(let error): throw error
+                }
+                requestCount += 1
+                textsSent += range.count
+                try check(vectors, count: range.count)
+                onBatch?(range, vectors)
+                out.append(contentsOf: vectors)
             }
-            requestCount += 1
-            textsSent += batch.count
-            try check(vectors, count: batch.count)
-            out.append(contentsOf: vectors)
         }
         return out
     }
 
-    /// One request for one batch; overridden by each API.
-    func request(_ texts: [String]) throws -> [[Float]] { fatalError("subclass") }
+    /// Sends the batches, one thread each when there are several; results in order.
+    private func send(_ batches: [[String]]) -> [Result<[[Float]], any Error>] {
+        if batches.count == 1 { return [Result { try request(batches[0], client: client) }] }
+        let box = ResultsBox(count: batches.count)
+        let done = DispatchGroup()
+        for (i, batch) in batches.enumerated() {
+            // request(_:client:) reads only immutable state, and each thread has its own client.
+            let job = Job(provider: self, client: makeClient(), batch: batch)
+            done.enter()
+            let thread = Thread {
+                box.set(i, Result { try job.provider.request(job.batch, client: job.client) })
+                done.leave()
+            }
+            thread.start()
+        }
+        done.wait()
+        return box.results
+    }
+
+    private func makeClient() -> HTTPClient {
+        let client = HTTPClient(timeout: settings.timeout, maxRetries: settings.maxRetries, baseBackoff: settings.baseBackoff)
+        client.onRetry = settings.onRetry
+        return client
+    }
+
+    /// One request for one batch; overridden by each API. Runs on any thread.
+    func request(_ texts: [String], client: HTTPClient) throws -> [[Float]] { fatalError("subclass") }
 
     /// One vector per text, all of the expected dimension; learns it from the first answer.
     func check(_ vectors: [[Float]], count: Int) throws(IBError) {
@@ -201,6 +260,7 @@ public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
     public static let defaultModel = "text-embedding-3-small"
     public static let defaultBaseURL = "https://api.openai.com"
     public static let defaultBatchSize = 96
+    public static let defaultConcurrency = 2
     public static let keyVariable = "OPENAI_API_KEY"
 
     /// `settings.apiKey` must be set (the factory checks the environment).
@@ -220,7 +280,7 @@ public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
         settings.dimension.map { modelID + "?dimensions=\($0)" } ?? modelID
     }
 
-    override func request(_ texts: [String]) throws -> [[Float]] {
+    override func request(_ texts: [String], client: HTTPClient) throws -> [[Float]] {
         var body = JSONObject([
             ("model", .string(settings.model)),
             ("input", .array(texts.map { .string($0) })),
@@ -281,7 +341,7 @@ public final class OllamaEmbeddingProvider: HTTPEmbeddingProvider {
         "Ollama has no model \(settings.model)\(detail) (run `ollama pull \(settings.model)`)"
     }
 
-    override func request(_ texts: [String]) throws -> [[Float]] {
+    override func request(_ texts: [String], client: HTTPClient) throws -> [[Float]] {
         let body: JSON = .object(JSONObject([
             ("model", .string(settings.model)),
             ("input", .array(texts.map { .string($0) })),

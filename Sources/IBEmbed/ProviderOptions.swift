@@ -13,6 +13,7 @@
 //                     ollama: $OLLAMA_HOST or http://127.0.0.1:11434
 //   --dim N           the expected dimension (openai is asked for it)
 //   --timeout S       HTTP idle timeout (default 60)
+//   --retries N, --jobs N   retries on 429/5xx (5); requests in flight (openai 2, ollama 1)
 //   --no-cache, --cache PATH   ($XDG_CACHE_HOME/ib/embeddings.db)
 // OpenAI needs $OPENAI_API_KEY.
 import IBCore
@@ -24,7 +25,7 @@ public struct ProviderOptions {
     public static var arguments: [Arguments.Option] { [
         .init("provider", takesValue: true), .init("model", takesValue: true),
         .init("base-url", takesValue: true), .init("dim", takesValue: true),
-        .init("timeout", takesValue: true), .init("retries", takesValue: true),
+        .init("timeout", takesValue: true), .init("retries", takesValue: true), .init("jobs", takesValue: true),
         .init("no-cache"), .init("cache", takesValue: true),
     ] }
 
@@ -41,6 +42,8 @@ public struct ProviderOptions {
                           any other length is an error
       --timeout SECONDS   HTTP idle timeout (default 60)
       --retries N         HTTP retries on 429 and 5xx (default 5)
+      --jobs N            HTTP requests in flight at once (default: openai 2,
+                          ollama 1)
       --cache PATH        the embedding cache (default
                           $XDG_CACHE_HOME/ib/embeddings.db)
       --no-cache          neither read nor write the cache
@@ -56,6 +59,8 @@ public struct ProviderOptions {
     public var batchSize: Int?
     public var timeout: Double = 60
     public var maxRetries = 5
+    /// HTTP requests in flight (--jobs); nil: the provider's default.
+    public var jobs: Int?
     public var useCache = true
     public var cachePath: String?
     /// Where environment variables come from (tests replace it).
@@ -82,6 +87,7 @@ public struct ProviderOptions {
             timeout = t
         }
         maxRetries = try args.int("retries", min: 0) ?? maxRetries
+        jobs = try args.int("jobs", min: 1)
         useCache = !args.has("no-cache")
         cachePath = args.value("cache")
         if !useCache && cachePath != nil { throw IBError.usage("--cache and --no-cache cannot be combined") }
@@ -121,6 +127,7 @@ public struct ProviderOptions {
                 baseURL: baseURL ?? environment("OPENAI_BASE_URL") ?? OpenAIEmbeddingProvider.defaultBaseURL,
                 apiKey: key, dimension: dimension, batchSize: batchSize ?? OpenAIEmbeddingProvider.defaultBatchSize)
             configure(&settings)
+            settings.concurrency = jobs ?? OpenAIEmbeddingProvider.defaultConcurrency
             return OpenAIEmbeddingProvider(settings: settings)
         case "ollama":
             var settings = HTTPEmbeddingSettings(
@@ -128,6 +135,7 @@ public struct ProviderOptions {
                 baseURL: OllamaEmbeddingProvider.baseURL(host: baseURL ?? environment("OLLAMA_HOST")),
                 dimension: dimension, batchSize: batchSize ?? OllamaEmbeddingProvider.defaultBatchSize)
             configure(&settings)
+            settings.concurrency = jobs ?? 1
             return OllamaEmbeddingProvider(settings: settings)
         default:
             return nil

@@ -99,6 +99,37 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1)
     }
 
+    func testStaleCacheOfAnotherLengthIsReembeddedBeforeTheFirstAnswer() throws {
+        let server = try TestHTTPServer { ollamaAnswer($0, dim: 5) }
+        defer { server.stop() }
+        let cache = try EmbeddingCache(path: path)
+        cache.store(model: "ollama/nomic-embed-text", entries: [(EmbeddingCache.digest("x"), [1, 2, 3]), (EmbeddingCache.digest("y"), [4, 5, 6])])
+        let provider = CachedProvider(base: ollama(server), cache: cache)
+        XCTAssertEqual(try provider.embed(["x", "y", "z"]), ["x", "y", "z"].map { fakeVector($0, dim: 5) })
+        XCTAssertEqual(provider.dimension, 5)
+        XCTAssertEqual(cache.lookup(model: "ollama/nomic-embed-text", digests: [EmbeddingCache.digest("x")])[0]?.count, 5, "replaced")
+    }
+
+    func testConcurrentRequestsKeepOrderAndAreCached() throws {
+        let gauge = InFlight()
+        let server = try TestHTTPServer { request in
+            gauge.enter()
+            Thread.sleep(forTimeInterval: 0.5)
+            gauge.leave()
+            return openAIAnswer(request, dim: 4)
+        }
+        defer { server.stop() }
+        var settings = openAI(server, batch: 2).settings
+        settings.concurrency = 3
+        let cache = try EmbeddingCache(path: path)
+        let provider = CachedProvider(base: OpenAIEmbeddingProvider(settings: settings), cache: cache)
+        let texts = (0..<6).map { "text \($0)" }
+        XCTAssertEqual(try provider.embed(texts), texts.map { fakeVector($0, dim: 4) })
+        XCTAssertEqual(server.requests.count, 3)
+        XCTAssertGreaterThanOrEqual(gauge.maximum, 2, "requests overlapped")
+        XCTAssertEqual(cache.count(), 6)
+    }
+
     func testVectorsRoundTripExactly() throws {
         let cache = try EmbeddingCache(path: path)
         let vector: [Float] = [0, -0.0, 1e-38, .pi, -3.4e38, 0.1]
@@ -183,4 +214,13 @@ final class CacheTests: XCTestCase {
         }
         return records
     }
+}
+
+/// The most requests the server was handling at once.
+final class InFlight: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = 0
+    private(set) var maximum = 0
+    func enter() { lock.lock(); now += 1; maximum = max(maximum, now); lock.unlock() }
+    func leave() { lock.lock(); now -= 1; lock.unlock() }
 }
