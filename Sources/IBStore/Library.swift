@@ -225,13 +225,26 @@ public final class Library {
 
     /// Points the reader's material of `old` at `new` (a new version of the same book).
     func moveReaderData(from old: String, to new: String) throws {
-        for table in ["quotes", "notes", "progress_events", "conversations"] {
+        for table in try readerTablesWithBookID() {
             try db.run("UPDATE \(table) SET book_id = ? WHERE book_id = ?", new, old)
         }
         try db.run("""
             UPDATE reading_plans SET book_ids = (SELECT json_group_array(CASE WHEN value = ?1 THEN ?2 ELSE value END) FROM json_each(reading_plans.book_ids))
             WHERE json_valid(book_ids) AND EXISTS (SELECT 1 FROM json_each(reading_plans.book_ids) WHERE value = ?1)
             """, old, new)
+    }
+
+    /// Tables whose rows belong to the reader, not to the book's content: the
+    /// known ones plus any later migration's table with a book_id column
+    /// (ib-capture's reading_state, ...). They move to a new version of a book.
+    public func readerTablesWithBookID() throws -> [String] {
+        let content: Set<String> = ["books", "chunks", "pages", "book_authors", "section_summaries", "vector_blocks"]
+        let rows = try db.query("""
+            SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+              AND m.name NOT LIKE 'chunks_fts%' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'book_id')
+            ORDER BY m.name
+            """)
+        return rows.compactMap { $0.text("name") }.filter { !content.contains($0) }
     }
 
     // MARK: maintenance

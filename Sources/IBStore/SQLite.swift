@@ -177,19 +177,17 @@ public final class Database {
     public func scalarInt(_ sql: String, _ arguments: SQLBindable...) throws(SQLiteError) -> Int? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
+        defer { statement.reset() }
         guard try statement.step(), !statement.isNull(0) else { return nil }
-        let value = statement.int(0)
-        statement.reset()
-        return value
+        return statement.int(0)
     }
 
     public func scalarText(_ sql: String, _ arguments: SQLBindable...) throws(SQLiteError) -> String? {
         let statement = try prepare(sql)
         try statement.bind(arguments)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
-        let value = statement.optionalText(0)
-        statement.reset()
-        return value
+        return statement.optionalText(0)
     }
 
     /// Without the statement cache, for PRAGMAs whose result changes.
@@ -226,6 +224,9 @@ public final class Database {
     /// for other writers; commits when `body` returns, rolls back when it throws.
     @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
+        // A statement left mid-iteration would keep an old read snapshot, and
+        // BEGIN IMMEDIATE could then never succeed (SQLITE_BUSY_SNAPSHOT).
+        resetActiveStatements()
         try withBusyRetry { () throws(SQLiteError) in try self.execute("BEGIN IMMEDIATE") }
         do {
             let result = try body()
@@ -234,6 +235,15 @@ public final class Database {
         } catch {
             if isInTransaction { try? execute("ROLLBACK") }
             throw error
+        }
+    }
+
+    /// Resets every statement of this connection that is still stepping.
+    public func resetActiveStatements() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
         }
     }
 

@@ -426,3 +426,16 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NOT NULL"), 0)
     }
 }
+
+extension LibraryTests {
+    func testAWriterWithALeftoverReadStillWrites() throws {
+        // Regression: a scalar query returning NULL left its statement active,
+        // pinning an old snapshot; BEGIN IMMEDIATE then failed forever once another process wrote.
+        let a = try Library.open(path: dbPath), b = try Library.open(path: dbPath)
+        XCTAssertNil(try a.db.scalarInt("SELECT max(seq) FROM chunks"))
+        try store(Self.book(1), library: b)
+        a.db.writeWaitLimit = 5
+        try store(Self.book(2), library: a)
+        XCTAssertEqual(try a.books().count, 2)
+    }
+}
