@@ -127,7 +127,13 @@ enum MarkdownParser {
     static func frontMatter(_ source: inout [UInt8]) -> FrontMatter {
         var result = FrontMatter()
         guard source.starts(with: Array("---\n".utf8)) else { return result }
-        let text = String(decoding: source, as: UTF8.self)
+        // Only the front matter itself is turned into lines (at most 64 KiB of it).
+        var end = 4
+        while end < min(source.count, 1 << 16) {
+            if source[end - 1] == 0x0A && (source[end...].starts(with: Array("---".utf8)) || source[end...].starts(with: Array("...".utf8))) { end += 4; break }
+            end += 1
+        }
+        let text = String(decoding: source[..<min(end, source.count)], as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
         var consumed = 4
         var key: String? = nil

@@ -44,27 +44,38 @@ enum PDFParser {
             book.authors = author.split(whereSeparator: { $0 == ";" || $0 == "&" }).map { String($0).collapsedWhitespace }.filter { !$0.isEmpty }
         }
         let count = Int(P.poppler_document_get_n_pages(document))
-        var labels: [String?] = []
-        for i in 0..<count {
-            guard let page = P.poppler_document_get_page(document, Int32(i)) else {
-                book.warnings.append("page \(i + 1): could not be read; kept with empty text")
-                book.pages.append(ParsedPage(text: ""))
-                labels.append(nil)
-                continue
-            }
-            labels.append(take(P.poppler_page_get_label(page)))
-            if let raw = P.poppler_page_get_text(page) {
-                let length = strlen(raw)
-                let text = raw.withMemoryRebound(to: UInt8.self, capacity: length) {
-                    joinHyphenation(UnsafeBufferPointer(start: $0, count: length))
-                }
-                P.g_free(raw)
-                book.pages.append(ParsedPage(text: text))
+        // Pages are extracted in parallel, each thread with its own document over the same bytes.
+        let threads = count >= 16 ? max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
+        let jobs = (0..<threads).map { PageJob(gbytes: gbytes, pages: Array(stride(from: $0, to: count, by: threads))) }
+        var workers: [pthread_t] = []
+        for job in jobs.dropFirst() {
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(job).toOpaque()
+            if pthread_create(&thread, nil, { context in
+                let job = Unmanaged<PageJob>.fromOpaque(context!).takeRetainedValue()
+                job.run(document: nil)
+                return nil
+            }, context) == 0 {
+                workers.append(thread)
             } else {
-                book.warnings.append("page \(i + 1): text could not be extracted; kept with empty text")
-                book.pages.append(ParsedPage(text: ""))
+                Unmanaged<PageJob>.fromOpaque(context).release()
+                job.run(document: nil)
             }
-            P.g_object_unref(UnsafeMutableRawPointer(page))
+        }
+        jobs[0].run(document: document)
+        for thread in workers { pthread_join(thread, nil) }
+        var labels = [String?](repeating: nil, count: count)
+        book.pages = [ParsedPage](repeating: ParsedPage(text: ""), count: count)
+        var failedPages: [Int] = []
+        for job in jobs {
+            for (k, i) in job.pages.enumerated() {
+                labels[i] = job.labels[k]
+                if let text = job.texts[k] { book.pages[i].text = text } else { failedPages.append(i + 1) }
+            }
+        }
+        failedPages.sort()
+        if !failedPages.isEmpty {
+            book.warnings.append("\(failedPages.count == 1 ? "page" : "pages") \(ranges(failedPages)): text could not be extracted; kept with empty text")
         }
         // Sections from the outline's top level: the entry whose page a page is on or after.
         let outline = outlineStarts(document)
@@ -108,7 +119,52 @@ enum PDFParser {
         return entries.sorted { $0.page < $1.page }
     }
 
-    private static func take(_ p: UnsafeMutablePointer<CChar>?) -> String? {
+    /// The pages one thread extracts: text (nil when it failed) and label.
+    final class PageJob {
+        let gbytes: OpaquePointer?
+        let pages: [Int]
+        var texts: [String?] = []
+        var labels: [String?] = []
+        init(gbytes: OpaquePointer?, pages: [Int]) { self.gbytes = gbytes; self.pages = pages }
+
+        func run(document given: OpaquePointer?) {
+            var document = given
+            if document == nil { document = P.poppler_document_new_from_bytes(gbytes, nil, nil) }
+            defer { if given == nil, let document { P.g_object_unref(UnsafeMutableRawPointer(document)) } }
+            texts.reserveCapacity(pages.count); labels.reserveCapacity(pages.count)
+            for i in pages {
+                guard let document, let page = P.poppler_document_get_page(document, Int32(i)) else {
+                    texts.append(nil); labels.append(nil); continue
+                }
+                labels.append(take(P.poppler_page_get_label(page)))
+                if let raw = P.poppler_page_get_text(page) {
+                    let length = strlen(raw)
+                    texts.append(raw.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        joinHyphenation(UnsafeBufferPointer(start: $0, count: length))
+                    })
+                    P.g_free(raw)
+                } else {
+                    texts.append(nil)
+                }
+                P.g_object_unref(UnsafeMutableRawPointer(page))
+            }
+        }
+    }
+
+    /// "3, 7-9, 12" for [3, 7, 8, 9, 12].
+    static func ranges(_ numbers: [Int]) -> String {
+        var parts: [String] = []
+        var i = 0
+        while i < numbers.count {
+            var j = i
+            while j + 1 < numbers.count && numbers[j + 1] == numbers[j] + 1 { j += 1 }
+            parts.append(i == j ? "\(numbers[i])" : "\(numbers[i])-\(numbers[j])")
+            i = j + 1
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    fileprivate static func take(_ p: UnsafeMutablePointer<CChar>?) -> String? {
         guard let p else { return nil }
         defer { P.g_free(p) }
         let s = String(cString: p).collapsedWhitespace

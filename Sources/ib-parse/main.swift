@@ -2,6 +2,9 @@
 // `book` record and its `page` records out per input.
 import IBCore
 import IBParse
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let help = """
 Usage: ib-parse [OPTIONS] FILE|URL|- ...
@@ -97,8 +100,6 @@ runTool("ib-parse") {
         }
     }
     out.flush()
-    if failed > 0 {
-        throw IBError("\(failed) of \(args.positionals.count) input\(args.positionals.count == 1 ? "" : "s") failed",
-                      code: networkFailures == failed ? .provider : .failure)
-    }
+    // Each failed input already has its one line on stderr.
+    if failed > 0 { exit(networkFailures == failed ? ExitCode.provider.rawValue : ExitCode.failure.rawValue) }
 }
