@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a tree of small documents in mixed formats for batch tests.
 
-usage: make-corpus.py OUT_DIR COUNT [SEED]
+usage: make-corpus.py OUT_DIR COUNT [SEED [PARAGRAPHS]]
 Each document holds a few paragraphs taken from the sample books and a
 unique marker sentence ("Document number N is about ..."), so tests can
 find every document in the library. Formats rotate through text, Markdown,
@@ -12,6 +12,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 books = os.path.join(here, "..", "..", "..", "shared", "fixtures", "books")
 out, count = sys.argv[1], int(sys.argv[2])
 rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+per_doc = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 paragraphs = []
 for name in ("sherlock.txt", "devils-dictionary.txt"):
     text = open(os.path.join(books, name), encoding="utf-8").read()
@@ -97,7 +98,7 @@ writers = [("txt", txt), ("md", md), ("html", html), ("docx", docx), ("epub", ep
 for n in range(count):
     ext, write = writers[n % len(writers)]
     title = f"Batch document {n}"
-    paras = rng.sample(paragraphs, 3)
+    paras = [rng.choice(paragraphs) for _ in range(per_doc)]
     paras.insert(1, f"Document number {n} is about the {ext} format and nothing else.")
     folder = os.path.join(out, f"shelf{n % 5}")
     os.makedirs(folder, exist_ok=True)
