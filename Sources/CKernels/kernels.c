@@ -12,10 +12,10 @@
  * (checked once with __builtin_cpu_supports; IB_KERNELS=avx2 forces AVX2).
  *
  * GEMM layout (BLIS style): for each block of KC along K, pack op(B) into
- * panels of NR columns ([k][NR], zero-padded), and for each block of MC rows
- * pack A into micro-panels of MR rows ([k][MR], zero-padded). The
- * micro-kernel keeps an MR x NR tile of C in registers and does one FMA per
- * (row, vector) per k. The epilogue adds C (accumulate), the bias, and GELU.
+ * panels of NR columns ([k][NR], zero-padded); A is read in place, MR rows at
+ * a time (a block of MC rows stays in L2 while every panel passes over it).
+ * The micro-kernel keeps an MR x NR tile of C in registers and does one FMA
+ * per (row, vector) per k. The epilogue adds C (accumulate), the bias, GELU.
  */
 #include "ib_kernels.h"
 
@@ -62,8 +62,6 @@ const char *ib_kernels_isa(void) { return has_avx512() ? "avx512" : "avx2"; }
 /*
  * exp: Cephes expf. x = n ln2 + r with |r| <= ln2/2, exp(r) by a degree-6
  * polynomial, times 2^n. About 1 ulp.
- * erf: Abramowitz & Stegun 7.1.26 refined: for |x| < 0.84375 a Taylor-like
- * odd polynomial (max error ~1e-8), otherwise 1 - t*poly(t)*exp(-x^2).
  */
 #define EXP_HI 88.3762626647949f
 #define EXP_LO -87.3365447504019f
@@ -102,69 +100,45 @@ AVX512 static inline __m512 exp512(__m512 x) {
     return _mm512_scalef_ps(p, n);
 }
 
-/* erf coefficients. Small |x|: erf(x) = x * P(x^2) (Taylor series of erf, to x^13). */
-#define ERF_SMALL 0.84375f
-static const float erf_small[7] = {
-    1.1283791670955126f,    /* 2/sqrt(pi) */
-    -0.37612638903183754f,  /* -2/(3 sqrt(pi)) */
-    0.11283791670955126f,   /* 1/(5*2!) * 2/sqrt(pi) */
-    -0.026866170645131252f, /* -1/(7*3!) */
-    0.0052239776254421878f, /* 1/(9*4!) */
-    -0.00085483270234508528f,
-    0.00012055332981789664f,
-};
-/* Large |x|: 1 - erf = t * exp(-x^2 + Q(t)), t = 1 / (1 + x/2) (Numerical Recipes erfc, relative error < 1.2e-7). */
+/*
+ * GELU(x) = x * Phi(x), Phi(x) = 1 - erfc(x / sqrt 2) / 2. erfc(z) for z >= 0 is
+ * t * exp(-z^2 + Q(t)), t = 1 / (1 + z/2) (Numerical Recipes' erfcc: relative
+ * error below 1.2e-7 everywhere). For x < 0, Phi(x) = erfc(|x| / sqrt 2) / 2,
+ * so the tail keeps its relative accuracy too.
+ */
 static const float erfc_q[10] = {
     -1.26551223f, 1.00002368f, 0.37409196f, 0.09678418f, -0.18628806f,
     0.27886807f, -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f,
 };
-
-static inline __m256 erf256(__m256 x) {
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    __m256 a = _mm256_andnot_ps(sign, x);
-    /* small */
-    __m256 x2 = _mm256_mul_ps(a, a);
-    __m256 s = _mm256_set1_ps(erf_small[6]);
-    for (int i = 5; i >= 0; i--) s = _mm256_fmadd_ps(s, x2, _mm256_set1_ps(erf_small[i]));
-    s = _mm256_mul_ps(s, a);
-    /* large */
-    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(a, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)));
-    __m256 q = _mm256_set1_ps(erfc_q[9]);
-    for (int i = 8; i >= 0; i--) q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(erfc_q[i]));
-    __m256 l = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(t, exp256(_mm256_sub_ps(q, x2))));
-    __m256 small = _mm256_cmp_ps(a, _mm256_set1_ps(ERF_SMALL), _CMP_LT_OQ);
-    __m256 y = _mm256_blendv_ps(l, s, small);
-    return _mm256_or_ps(y, _mm256_and_ps(sign, x));
-}
-
-AVX512 static inline __m512 erf512(__m512 x) {
-    __m512 a = _mm512_abs_ps(x);
-    __m512 x2 = _mm512_mul_ps(a, a);
-    __m512 s = _mm512_set1_ps(erf_small[6]);
-    for (int i = 5; i >= 0; i--) s = _mm512_fmadd_ps(s, x2, _mm512_set1_ps(erf_small[i]));
-    s = _mm512_mul_ps(s, a);
-    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_fmadd_ps(a, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.0f)));
-    __m512 q = _mm512_set1_ps(erfc_q[9]);
-    for (int i = 8; i >= 0; i--) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(erfc_q[i]));
-    __m512 l = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(t, exp512(_mm512_sub_ps(q, x2))));
-    __mmask16 small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(ERF_SMALL), _CMP_LT_OQ);
-    __m512 y = _mm512_mask_blend_ps(small, l, s);
-    /* copy the sign of x */
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y),
-        _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000))));
-}
-
-/* GELU(x) = x/2 * (1 + erf(x / sqrt 2)) */
 #define INV_SQRT2 0.70710678118654752f
 
 static inline __m256 gelu256(__m256 x) {
-    __m256 e = erf256(_mm256_mul_ps(x, _mm256_set1_ps(INV_SQRT2)));
-    return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(e, _mm256_set1_ps(1.0f)));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(INV_SQRT2));
+    __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), one);
+    __m256 t = _mm256_rcp_ps(d);
+    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* one Newton step */
+    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* rcp_ps has 12 bits: two */
+    __m256 q = _mm256_set1_ps(erfc_q[9]);
+    for (int i = 8; i >= 0; i--) q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(erfc_q[i]));
+    __m256 erfc = _mm256_mul_ps(t, exp256(_mm256_fnmadd_ps(z, z, q)));
+    __m256 tail = _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), erfc);   /* x * erfc / 2 */
+    __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    return _mm256_blendv_ps(_mm256_sub_ps(x, tail), tail, negative);
 }
 
 AVX512 static inline __m512 gelu512(__m512 x) {
-    __m512 e = erf512(_mm512_mul_ps(x, _mm512_set1_ps(INV_SQRT2)));
-    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(e, _mm512_set1_ps(1.0f)));
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(INV_SQRT2));
+    __m512 d = _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), one);
+    __m512 t = _mm512_rcp14_ps(d);
+    t = _mm512_mul_ps(t, _mm512_fnmadd_ps(d, t, _mm512_set1_ps(2.0f)));   /* one Newton step: ~23 bits */
+    __m512 q = _mm512_set1_ps(erfc_q[9]);
+    for (int i = 8; i >= 0; i--) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(erfc_q[i]));
+    __m512 erfc = _mm512_mul_ps(t, exp512(_mm512_fnmadd_ps(z, z, q)));
+    __m512 tail = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), erfc);
+    __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_mask_blend_ps(negative, _mm512_sub_ps(x, tail), tail);
 }
 
 static void gelu_avx2(float *x, int n) {
@@ -194,13 +168,12 @@ void ib_gelu(float *x, int n) {
 /* ------------------------------------------------------------------------ */
 /* GEMM                                                                       */
 
-#define KC 384           /* K block: a B micro-panel of KC x NR stays in L1/L2 */
-#define MC 144           /* M block: the packed A block MC x KC stays in L2 */
-#define MR_MAX 12
+#define KC 1536          /* K block: a B panel of KC x NR stays in L2 (1536: no K split for MiniLM) */
+#define MC 72            /* M block: MC rows of A stay in L2 while the panels pass */
 
 /* A per-thread packing buffer, grown on demand and never shrunk. */
 typedef struct { float *data; size_t capacity; } buffer_t;
-static _Thread_local buffer_t pack_a_buffer, pack_b_buffer;
+static _Thread_local buffer_t pack_b_buffer;
 
 static float *reserve(buffer_t *b, size_t floats) {
     if (b->capacity < floats) {
@@ -211,15 +184,6 @@ static float *reserve(buffer_t *b, size_t floats) {
         b->capacity = floats;
     }
     return b->data;
-}
-
-/* Packs rows [0, mr_rows) of A[:, k0:k0+kc] as [k][MR], zero-padding to MR rows. */
-static void pack_a(const float *A, int lda, int rows, int kc, int MR, float *out) {
-    for (int k = 0; k < kc; k++) {
-        int r = 0;
-        for (; r < rows; r++) out[k * MR + r] = A[(size_t)r * lda + k];
-        for (; r < MR; r++) out[k * MR + r] = 0.0f;
-    }
 }
 
 /* Packs op(B)[k0:k0+kc, n0:n0+cols] as [k][NR], zero-padding to NR columns. */
@@ -242,26 +206,29 @@ static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, in
 }
 
 /*
- * Micro-kernel contract: tile = Ap[kc][MR] x Bp[kc][NR] (all MR x NR values, in
- * registers), then the epilogue writes `rows` x `cols` of it to C:
+ * Micro-kernel contract: tile = A[MR rows][kc] x Bp[kc][NR] (all MR x NR values, in
+ * registers; A read in place with row stride lda), then the epilogue writes `rows` x `cols` of it to C:
  * C (+)= tile (+ bias) [GELU when last].
  */
-typedef void (*microkernel_t)(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+typedef void (*microkernel_t)(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
                               int rows, int cols, const float *bias, int accumulate, int gelu);
 
-/* AVX-512: 12 x 32 (24 zmm accumulators). */
-AVX512 static void microkernel_avx512(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+/* AVX-512: 12 x 32 (24 zmm accumulators). A is read in place: rows past
+ * `rows` repeat the last row (computed, never stored). */
+AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
                                       int rows, int cols, const float *bias, int accumulate, int gelu) {
+    const float *a[12];
+    for (int r = 0; r < 12; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
     __m512 c[12][2];
     for (int r = 0; r < 12; r++) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
     for (int k = 0; k < kc; k++) {
         __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
         for (int r = 0; r < 12; r++) {
-            __m512 a = _mm512_set1_ps(Ap[r]);
-            c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
-            c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
+            __m512 x = _mm512_set1_ps(a[r][k]);
+            c[r][0] = _mm512_fmadd_ps(x, b0, c[r][0]);
+            c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
         }
-        Ap += 12; Bp += 32;
+        Bp += 32;
     }
     __mmask16 m0 = cols >= 16 ? 0xFFFF : (__mmask16)((1u << cols) - 1);
     __mmask16 m1 = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
@@ -282,18 +249,20 @@ AVX512 static void microkernel_avx512(int kc, const float *Ap, const float *Bp, 
 }
 
 /* AVX2: 6 x 16 (12 ymm accumulators). */
-static void microkernel_avx2(int kc, const float *Ap, const float *Bp, float *C, int ldc,
+static void microkernel_avx2(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
                              int rows, int cols, const float *bias, int accumulate, int gelu) {
+    const float *a[6];
+    for (int r = 0; r < 6; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
     __m256 c[6][2];
     for (int r = 0; r < 6; r++) { c[r][0] = _mm256_setzero_ps(); c[r][1] = _mm256_setzero_ps(); }
     for (int k = 0; k < kc; k++) {
         __m256 b0 = _mm256_load_ps(Bp), b1 = _mm256_load_ps(Bp + 8);
         for (int r = 0; r < 6; r++) {
-            __m256 a = _mm256_broadcast_ss(Ap + r);
-            c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
-            c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
+            __m256 x = _mm256_broadcast_ss(a[r] + k);
+            c[r][0] = _mm256_fmadd_ps(x, b0, c[r][0]);
+            c[r][1] = _mm256_fmadd_ps(x, b1, c[r][1]);
         }
-        Ap += 6; Bp += 16;
+        Bp += 16;
     }
     float tile[6][16];
     for (int r = 0; r < 6; r++) { _mm256_storeu_ps(tile[r], c[r][0]); _mm256_storeu_ps(tile[r] + 8, c[r][1]); }
@@ -333,7 +302,6 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
         return;
     }
     float *Bp = reserve(&pack_b_buffer, (size_t)panels * NR * (K < KC ? K : KC));
-    float *Ap = reserve(&pack_a_buffer, (size_t)(MC + MR_MAX) * (K < KC ? K : KC));
 
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
@@ -347,17 +315,12 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
         }
         for (int m0 = 0; m0 < M; m0 += MC) {
             const int mc = M - m0 < MC ? M - m0 : MC;
-            const int tiles = (mc + MR - 1) / MR;
-            for (int t = 0; t < tiles; t++) {
-                int rows = mc - t * MR < MR ? mc - t * MR : MR;
-                pack_a(A + (size_t)(m0 + t * MR) * lda + k0, lda, rows, kc, MR, Ap + (size_t)t * MR * kc);
-            }
             for (int p = 0; p < panels; p++) {
                 const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
                 const float *panel = Bp + (size_t)p * NR * kc;
-                for (int t = 0; t < tiles; t++) {
-                    int rows = mc - t * MR < MR ? mc - t * MR : MR;
-                    kernel(kc, Ap + (size_t)t * MR * kc, panel, C + (size_t)(m0 + t * MR) * ldc + n0, ldc,
+                for (int i = 0; i < mc; i += MR) {
+                    const int rows = mc - i < MR ? mc - i : MR;
+                    kernel(kc, A + (size_t)(m0 + i) * lda + k0, lda, panel, C + (size_t)(m0 + i) * ldc + n0, ldc,
                            rows, cols, blockBias ? blockBias + n0 : NULL, accumulate, gelu);
                 }
             }
