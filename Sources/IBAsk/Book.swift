@@ -56,23 +56,53 @@ extension String {
 public enum BookLookup {
     public struct BookRow: Sendable { public var id: String; public var title: String; public var authors: [String] }
 
-    /// Finds BOOK (id, id prefix or title, as IBStore resolves it); with no
-    /// BOOK, the only book in the library. Ambiguity is exit 3.
+    /// Finds BOOK as IBStore does (an id, a unique id prefix, or a fuzzy
+    /// title; several matches are exit 3), but from the ids, titles and
+    /// authors only: no per-book counts before the first provider request.
+    /// With no BOOK, the only book in the library.
     public static func resolveBook(_ library: Library, _ query: String?) throws -> BookRow {
-        if let query, !query.isEmpty {
-            let info = try library.resolveBook(query)
-            return BookRow(id: info.id, title: info.title, authors: info.authors)
+        var authors: [String: [String]] = [:]
+        for row in try library.db.query("SELECT ba.book_id AS b, a.name AS n FROM book_authors ba JOIN authors a ON a.id = ba.author_id ORDER BY ba.book_id, ba.position") {
+            authors[row.text("b") ?? "", default: []].append(row.text("n") ?? "")
         }
-        let all = try library.db.query("SELECT id, title FROM books ORDER BY created_at, title")
-        guard !all.isEmpty else {
-            throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
+        let all = try library.db.query("SELECT id, title FROM books ORDER BY created_at, title").map {
+            BookRow(id: $0.text("id") ?? "", title: $0.text("title") ?? "", authors: authors[$0.text("id") ?? ""] ?? [])
         }
-        guard all.count == 1 else {
-            throw IBError("the library has \(all.count) books; choose one with --book:\n" + all.map { "  \($0.text("id") ?? "")  \($0.text("title") ?? "")" }.joined(separator: "\n"), code: .ambiguous)
+        guard let query = query?.trimmed, !query.isEmpty else {
+            guard !all.isEmpty else {
+                throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
+            }
+            guard all.count == 1 else {
+                throw IBError("the library has \(all.count) books; choose one with --book:\n" + all.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n"), code: .ambiguous)
+            }
+            return all[0]
         }
-        let id = all[0].text("id") ?? ""
-        let authors = try library.db.query("SELECT a.name AS n FROM book_authors ba JOIN authors a ON a.id = ba.author_id WHERE ba.book_id = ? ORDER BY ba.position", id).compactMap { $0.text("n") }
-        return BookRow(id: id, title: all[0].text("title") ?? "", authors: authors)
+        if let exact = all.first(where: { $0.id == query }) { return exact }
+        let lowered = query.lowercased()
+        if lowered.allSatisfy(\.isHexDigit) {
+            let byPrefix = all.filter { $0.id.lowercased().hasPrefix(lowered) }
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw ambiguous(query, byPrefix) }
+        }
+        let matcher = TitleMatcher(all.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
+        switch matcher.match(query) {
+        case .unique(let match):
+            return all.first { $0.id == match.id }!
+        case .ambiguous(let matches):
+            throw ambiguous(query, matches.compactMap { m in all.first { $0.id == m.id } })
+        case .none(let suggestions):
+            var message = "no book in the library matches '\(query)'"
+            if !suggestions.isEmpty {
+                message += "; did you mean: " + suggestions.prefix(3).map { "\($0.id.prefix(8)) \($0.title)" }.joined(separator: ", ")
+            }
+            throw IBError(message)
+        }
+    }
+
+    static func ambiguous(_ query: String, _ books: [BookRow]) -> IBError {
+        var message = "'\(query)' matches \(books.count) books; use an id (or a longer prefix):"
+        for b in books { message += "\n  \(b.id)  \(b.title)" }
+        return IBError(message, code: .ambiguous)
     }
 
     public static func context(_ db: Database, book: BookRow, pageOverride: String?) throws -> BookContext {
