@@ -64,7 +64,9 @@ class H(BaseHTTPRequestHandler):
             self.send(200, {"model": body.get("model"), "embeddings": [vec(t, dim) for t in texts]})
         else:
             self.send(404, {"error": "not found"})
-s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address): pass  # clients that timed out and left
+s = Server(("127.0.0.1", 0), H)
 open(PORTFILE, "w").write(str(s.server_address[1]))
 s.serve_forever()
 EOF
