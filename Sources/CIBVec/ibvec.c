@@ -76,9 +76,10 @@ struct IbKernel {
   ** vvs[i] = V[i].V[i], each summed exactly as xDot would. */
   void (*xCosBatch)(const float *q, const float *V, int nVec, int n,
                     float *dots, float *vvs);
-  /* Integer dot q.v and v.v of int8 vectors; q16 is q widened to int16. */
-  void (*xI8Dot2)(const int16_t *q16, const int8_t *v, int n,
-                  int32_t *pDot, int32_t *pVV);
+  /* Integer dots q.V[i] and V[i].V[i] of nVec int8 vectors (n codes each,
+  ** contiguous); q16 is the query's codes widened to int16. */
+  void (*xI8Batch)(const int16_t *q16, const int8_t *V, int nVec, int n,
+                   int32_t *dots, int32_t *vvs);
 };
 
 /* ---- scalar ---- */
@@ -109,12 +110,15 @@ static void cosBatchScalar(const float *q, const float *V, int nVec, int n,
     vvs[k] = dotScalar(v, v, n);
   }
 }
-static void i8Dot2Scalar(const int16_t *q16, const int8_t *v, int n,
-                         int32_t *pDot, int32_t *pVV){
-  int32_t d = 0, vv = 0;
-  int i;
-  for(i=0; i<n; i++){ d += q16[i]*(int32_t)v[i]; vv += (int32_t)v[i]*v[i]; }
-  *pDot = d; *pVV = vv;
+static void i8BatchScalar(const int16_t *q16, const int8_t *V, int nVec, int n,
+                          int32_t *dots, int32_t *vvs){
+  int k, i;
+  for(k=0; k<nVec; k++){
+    const int8_t *v = V + (size_t)k*n;
+    int32_t d = 0, vv = 0;
+    for(i=0; i<n; i++){ d += q16[i]*(int32_t)v[i]; vv += (int32_t)v[i]*v[i]; }
+    dots[k] = d; vvs[k] = vv;
+  }
 }
 
 /* ---- AVX2 + FMA: lanes 0-7 in one register, 8-15 in another ---- */
@@ -184,23 +188,27 @@ IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
     vvs[k] = dotAvx2(v, v, n);
   }
 }
-IBVEC_AVX2 static void i8Dot2Avx2(const int16_t *q16, const int8_t *v, int n,
-                                  int32_t *pDot, int32_t *pVV){
-  __m256i sd = _mm256_setzero_si256(), sv = _mm256_setzero_si256();
-  int32_t lanes[8], d = 0, vv = 0;
-  int i, j, n16 = n & ~15;
-  for(i=0; i<n16; i+=16){
-    __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(v+i)));
-    __m256i y = _mm256_loadu_si256((const __m256i*)(q16+i));
-    sd = _mm256_add_epi32(sd, _mm256_madd_epi16(x, y));
-    sv = _mm256_add_epi32(sv, _mm256_madd_epi16(x, x));
+IBVEC_AVX2 static void i8BatchAvx2(const int16_t *q16, const int8_t *V, int nVec,
+                                   int n, int32_t *dots, int32_t *vvs){
+  int k, i, j, n16 = n & ~15;
+  int32_t lanes[8];
+  for(k=0; k<nVec; k++){
+    const int8_t *v = V + (size_t)k*n;
+    __m256i sd = _mm256_setzero_si256(), sv = _mm256_setzero_si256();
+    int32_t d = 0, vv = 0;
+    for(i=0; i<n16; i+=16){
+      __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(v+i)));
+      __m256i y = _mm256_loadu_si256((const __m256i*)(q16+i));
+      sd = _mm256_add_epi32(sd, _mm256_madd_epi16(x, y));
+      sv = _mm256_add_epi32(sv, _mm256_madd_epi16(x, x));
+    }
+    _mm256_storeu_si256((__m256i*)lanes, sd);
+    for(j=0; j<8; j++) d += lanes[j];
+    _mm256_storeu_si256((__m256i*)lanes, sv);
+    for(j=0; j<8; j++) vv += lanes[j];
+    for(i=n16; i<n; i++){ d += q16[i]*(int32_t)v[i]; vv += (int32_t)v[i]*v[i]; }
+    dots[k] = d; vvs[k] = vv;
   }
-  _mm256_storeu_si256((__m256i*)lanes, sd);
-  for(j=0; j<8; j++) d += lanes[j];
-  _mm256_storeu_si256((__m256i*)lanes, sv);
-  for(j=0; j<8; j++) vv += lanes[j];
-  for(i=n16; i<n; i++){ d += q16[i]*(int32_t)v[i]; vv += (int32_t)v[i]*v[i]; }
-  *pDot = d; *pVV = vv;
 }
 
 /* ---- AVX-512: all sixteen lanes in one register ---- */
@@ -265,31 +273,56 @@ IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
     vvs[k] = dotAvx512(v, v, n);
   }
 }
-IBVEC_AVX512 static void i8Dot2Avx512(const int16_t *q16, const int8_t *v,
-                                      int n, int32_t *pDot, int32_t *pVV){
-  __m512i sd = _mm512_setzero_si512(), sv = _mm512_setzero_si512();
-  int32_t d, vv;
-  int i, n32 = n & ~31;
-  for(i=0; i<n32; i+=32){
-    __m512i x = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)(v+i)));
-    __m512i y = _mm512_loadu_si512((const void*)(q16+i));
-    sd = _mm512_add_epi32(sd, _mm512_madd_epi16(x, y));
-    sv = _mm512_add_epi32(sv, _mm512_madd_epi16(x, x));
+IBVEC_AVX512 static void i8BatchAvx512(const int16_t *q16, const int8_t *V,
+                                       int nVec, int n, int32_t *dots, int32_t *vvs){
+  int k = 0, i, n32 = n & ~31;
+  /* Two vectors per pass; integer sums are exact in any order. */
+  for(; k+2<=nVec; k+=2){
+    const int8_t *a = V + (size_t)k*n, *b = a + n;
+    __m512i da = _mm512_setzero_si512(), va = _mm512_setzero_si512();
+    __m512i db = _mm512_setzero_si512(), vb = _mm512_setzero_si512();
+    int32_t d0, v0, d1, v1;
+    for(i=0; i<n32; i+=32){
+      __m512i y = _mm512_loadu_si512((const void*)(q16+i));
+      __m512i x0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)(a+i)));
+      __m512i x1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)(b+i)));
+      da = _mm512_add_epi32(da, _mm512_madd_epi16(x0, y));
+      va = _mm512_add_epi32(va, _mm512_madd_epi16(x0, x0));
+      db = _mm512_add_epi32(db, _mm512_madd_epi16(x1, y));
+      vb = _mm512_add_epi32(vb, _mm512_madd_epi16(x1, x1));
+    }
+    d0 = _mm512_reduce_add_epi32(da); v0 = _mm512_reduce_add_epi32(va);
+    d1 = _mm512_reduce_add_epi32(db); v1 = _mm512_reduce_add_epi32(vb);
+    for(i=n32; i<n; i++){
+      d0 += q16[i]*(int32_t)a[i]; v0 += (int32_t)a[i]*a[i];
+      d1 += q16[i]*(int32_t)b[i]; v1 += (int32_t)b[i]*b[i];
+    }
+    dots[k] = d0; vvs[k] = v0; dots[k+1] = d1; vvs[k+1] = v1;
   }
-  d = _mm512_reduce_add_epi32(sd);
-  vv = _mm512_reduce_add_epi32(sv);
-  for(i=n32; i<n; i++){ d += q16[i]*(int32_t)v[i]; vv += (int32_t)v[i]*v[i]; }
-  *pDot = d; *pVV = vv;
+  for(; k<nVec; k++){
+    const int8_t *a = V + (size_t)k*n;
+    __m512i da = _mm512_setzero_si512(), va = _mm512_setzero_si512();
+    int32_t d0, v0;
+    for(i=0; i<n32; i+=32){
+      __m512i y = _mm512_loadu_si512((const void*)(q16+i));
+      __m512i x0 = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i*)(a+i)));
+      da = _mm512_add_epi32(da, _mm512_madd_epi16(x0, y));
+      va = _mm512_add_epi32(va, _mm512_madd_epi16(x0, x0));
+    }
+    d0 = _mm512_reduce_add_epi32(da); v0 = _mm512_reduce_add_epi32(va);
+    for(i=n32; i<n; i++){ d0 += q16[i]*(int32_t)a[i]; v0 += (int32_t)a[i]*a[i]; }
+    dots[k] = d0; vvs[k] = v0;
+  }
 }
 
 static const IbKernel ibvecScalar = {
-  "scalar", dotScalar, l2sqScalar, cosBatchScalar, i8Dot2Scalar
+  "scalar", dotScalar, l2sqScalar, cosBatchScalar, i8BatchScalar
 };
 static const IbKernel ibvecAvx2 = {
-  "avx2", dotAvx2, l2sqAvx2, cosBatchAvx2, i8Dot2Avx2
+  "avx2", dotAvx2, l2sqAvx2, cosBatchAvx2, i8BatchAvx2
 };
 static const IbKernel ibvecAvx512 = {
-  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8Dot2Avx512
+  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512
 };
 
 static const IbKernel *ibvecKernelPtr = 0;
@@ -976,6 +1009,7 @@ struct KnnSearch {
   int nBlockCap;          /* capacity of aIdx, aKey, aEnd (vectors) */
   sqlite3_int64 nQBufCap; /* capacity of aQBuf (bytes) */
   int *aIdx;              /* scratch: indices of the vectors that pass */
+  int32_t *aI8Dot, *aI8VV;/* scratch: int8 kernel outputs (nBlockCap) */
   int64_t *aKey;          /* scratch: keys of the block */
   int32_t *aEnd;          /* scratch: end pages of the block */
   KnnBlk *aBlk;           /* blocks to read (phase 1 output) */
@@ -1078,22 +1112,33 @@ static int knnScoreQuant(KnnSearch *s, sqlite3_int64 id, int iBook,
                                 sqlite3_errmsg(s->pVtab->db));
       return rc;
     }
-    for(i=0; i<nIdx; i++){
-      KnnHit h;
-      const unsigned char *p = s->aQBuf + (size_t)(aIdx[i]-first)*per;
-      if( s->eMode==KNN_INT8 ){
-        int32_t d, vv;
-        double den;
-        s->K->xI8Dot2(s->q16, (const int8_t*)p, dim, &d, &vv);
-        den = sqrt((double)vv);
-        h.dist = den>0.0 ? -(double)d/den : 0.0;  /* q's norm is common */
-      }else{
-        h.dist = (double)ibvecHamming(s->qBits, p, per);
+    if( s->eMode==KNN_INT8 ){
+      /* Score the whole span in one kernel call (vectors that fail the page
+      ** filter inside the span are scored too, and skipped below). */
+      int nSpan = last-first+1;
+      s->K->xI8Batch(s->q16, (const int8_t*)s->aQBuf, nSpan, dim, s->aI8Dot, s->aI8VV);
+      for(i=0; i<nIdx; i++){
+        KnnHit h;
+        int j = aIdx[i]-first;
+        float d = (float)s->aI8Dot[j], vv = (float)s->aI8VV[j];
+        /* rank by -cos(q8, v8) with q's norm dropped: -d|d|/vv is monotonic
+        ** in -d/|v| and needs no square root */
+        h.dist = vv>0.0f ? (double)(-d*fabsf(d)/vv) : 0.0;
+        if( !knnHeapWants(&s->pool, h.dist) ) continue;
+        h.blockId = id; h.idx = aIdx[i]; h.iBook = iBook;
+        h.key = s->aKey[aIdx[i]]; h.endPage = s->aEnd[aIdx[i]];
+        knnHeapPush(&s->pool, &h);
       }
-      if( !knnHeapWants(&s->pool, h.dist) ) continue;
-      h.blockId = id; h.idx = aIdx[i]; h.iBook = iBook;
-      h.key = s->aKey[aIdx[i]]; h.endPage = s->aEnd[aIdx[i]];
-      knnHeapPush(&s->pool, &h);
+    }else{
+      for(i=0; i<nIdx; i++){
+        KnnHit h;
+        const unsigned char *p = s->aQBuf + (size_t)(aIdx[i]-first)*per;
+        h.dist = (double)ibvecHamming(s->qBits, p, per);
+        if( !knnHeapWants(&s->pool, h.dist) ) continue;
+        h.blockId = id; h.idx = aIdx[i]; h.iBook = iBook;
+        h.key = s->aKey[aIdx[i]]; h.endPage = s->aEnd[aIdx[i]];
+        knnHeapPush(&s->pool, &h);
+      }
     }
   }
   return SQLITE_OK;
@@ -1165,10 +1210,15 @@ static int knnBlock(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage){
   }
   if( count>s->nBlockCap ){
     sqlite3_free(s->aIdx); sqlite3_free(s->aKey); sqlite3_free(s->aEnd);
+    sqlite3_free(s->aI8Dot); sqlite3_free(s->aI8VV);
     s->aIdx = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)count);
     s->aKey = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)count);
     s->aEnd = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
-    if( !s->aIdx || !s->aKey || !s->aEnd ){ s->nBlockCap = 0; return SQLITE_NOMEM; }
+    s->aI8Dot = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
+    s->aI8VV = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
+    if( !s->aIdx || !s->aKey || !s->aEnd || !s->aI8Dot || !s->aI8VV ){
+      s->nBlockCap = 0; return SQLITE_NOMEM;
+    }
     s->nBlockCap = (int)count;
   }
   pKeys = sqlite3_column_blob(pStmt, BK_KEYS);
@@ -1603,6 +1653,7 @@ done:
   sqlite3_free(qv.a);
   sqlite3_free(s.aBuf); sqlite3_free(s.aDot); sqlite3_free(s.aVV);
   sqlite3_free(s.aIdx); sqlite3_free(s.aKey); sqlite3_free(s.aEnd);
+  sqlite3_free(s.aI8Dot); sqlite3_free(s.aI8VV);
   sqlite3_free(s.aQBuf); sqlite3_free(s.q16); sqlite3_free(s.qBits);
   sqlite3_free(s.top.a); sqlite3_free(s.pool.a); sqlite3_free(s.aBlk);
   if( rc!=SQLITE_OK ){
