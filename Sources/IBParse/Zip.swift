@@ -18,8 +18,9 @@ struct ZipArchive {
 
     static let maxEntryBytes = 256 << 20
     static let maxTotalBytes = 1 << 30
-    /// Uncompressed / compressed beyond this, for entries over 1 MiB, is a bomb.
-    static let maxRatio = 200
+    /// Uncompressed / compressed beyond this, for entries over 16 MiB, is a bomb.
+    static let maxRatio = 100
+    static let ratioCheckBytes = 16 << 20
 
     let bytes: [UInt8]
     private(set) var entries: [Entry] = []
@@ -58,7 +59,7 @@ struct ZipArchive {
             if uncompressed > Self.maxEntryBytes {
                 throw ParseError("ZIP entry '\(name)' is too large uncompressed (\(uncompressed) bytes; limit \(Self.maxEntryBytes)): refusing a possible ZIP bomb")
             }
-            if uncompressed > 1 << 20 && uncompressed / max(compressed, 1) > Self.maxRatio {
+            if uncompressed > Self.ratioCheckBytes && uncompressed / max(compressed, 1) > Self.maxRatio {
                 throw ParseError("ZIP entry '\(name)' has a compression ratio over \(Self.maxRatio):1: refusing a possible ZIP bomb")
             }
             total += uncompressed
