@@ -23,6 +23,8 @@ public final class CaptureEngine {
     public let options: CaptureOptions
     public let parser: CaptureParser
     public var store: CaptureStore?
+    /// Set when a follow-up line settled an ambiguity: the book to use.
+    public var forcedBookID: String? = nil
     let nowText: String
     let today: Day
 
@@ -64,12 +66,13 @@ public final class CaptureEngine {
     func ambiguity(_ query: String, _ matches: [TitleMatcher.Match]) throws -> CaptureFailure {
         var message = Messages.text("ambiguous", arguments: [query, String(matches.count)], language: Messages.current)
         var candidates: [JSON] = []
-        for m in matches {
+        for (i, m) in matches.enumerated() {
             let ref = try store?.bookRef(id: m.id)
-            message += "\n  \(m.id)  \(m.title)" + ((ref?.authors.isEmpty ?? true) ? "" : " — " + ref!.authors.joined(separator: ", "))
+            message += "\n  \(i + 1). \(m.id)  \(m.title)" + ((ref?.authors.isEmpty ?? true) ? "" : " — " + ref!.authors.joined(separator: ", "))
             candidates.append(["id": .string(m.id), "title": .string(m.title), "authors": JSON(ref?.authors ?? []),
                                "score": .number((m.score * 1000).rounded() / 1000)])
         }
+        message += "\n" + Messages.text("settle_hint", arguments: [], language: Messages.current)
         let json: JSON = ["type": "ambiguous", "query": .string(query), "candidates": .array(candidates)]
         return CaptureFailure(error: IBError(message, code: .ambiguous), json: json)
     }
@@ -77,6 +80,7 @@ public final class CaptureEngine {
     /// The book a capture is about: named, or the current one.
     func book(for c: Capture, createIfMissing: Bool) throws -> BookRef {
         guard let store else { throw fail("no_current_book") }
+        if let id = forcedBookID, let ref = try store.bookRef(id: id) { return ref }
         guard let name = c.book else {
             guard let current = try store.currentBook() else { throw fail("no_current_book") }
             return current
@@ -85,6 +89,8 @@ public final class CaptureEngine {
         case .book(let ref): return ref
         case .ambiguous(let q, let ms): throw try ambiguity(q, ms)
         case .none(let q, let suggestions):
+            // `"..." - Aristotle`: a name that is an author, not a title.
+            if !createIfMissing, let ref = try bookByAuthor(name, store) { return ref }
             if createIfMissing || options.create {
                 let ref = try store.createBook(title: name, author: c.author, pageCount: c.pageCount, now: nowText)
                 printError(Messages.text("created_book", arguments: [ref.title], language: Messages.current))
@@ -96,6 +102,19 @@ public final class CaptureEngine {
             }
             throw f
         }
+    }
+
+    /// The one book by an author of that name: the current book when it is by them, else
+    /// the only book in the library by them.
+    func bookByAuthor(_ name: String, _ store: CaptureStore) throws -> BookRef? {
+        let key = TitleMatcher.normalize(name)
+        guard !key.isEmpty else { return nil }
+        func by(_ authors: [String]) -> Bool {
+            authors.contains { a in let n = TitleMatcher.normalize(a); return n == key || n.hasSuffix(" " + key) || n.hasPrefix(key + " ") }
+        }
+        if let current = try store.currentBook(), by(current.authors) { return current }
+        let ids = try store.entries().filter { by($0.authors) }.map(\.id)
+        return ids.count == 1 ? try store.bookRef(id: ids[0]) : nil
     }
 
     func base(_ type: String, _ ref: BookRef) -> JSONObject {

@@ -29,6 +29,7 @@ public enum Messages {
                       "“{0}”匹配到 {1} 本书，未保存任何内容。请说明是哪一本（更完整的书名或编号）："),
         "unknown_book": ("no book in the library matches “{0}”: add it first (ib-capture 'Reading {0}') or repeat with --create",
                          "书库中没有与“{0}”匹配的书：请先添加（ib-capture '正在读《{0}》'），或加上 --create 重试"),
+        "settle_hint": ("(the next line may be just the title, or the candidate's number)", "（下一行可以只写书名，或候选的序号）"),
         "did_you_mean": ("did you mean: {0}", "你是不是想找：{0}"),
         "no_current_book": ("which book? None is being read yet: say “Reading TITLE” first, or name the book in the line",
                             "是哪本书？目前没有在读的书：请先说“正在读《书名》”，或在这一行写明书名"),

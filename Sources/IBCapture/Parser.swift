@@ -486,6 +486,17 @@ public struct CaptureParser: Sendable {
             if let p = parsePlan(s, keyword: false) { return p }
         }
         if let b = parseBookIntent(s) { return b }
+        // `p. 47: "..."`: a page, then a quotation.
+        if let q = CaptureParser.quoted(s), Text.words(q.inside).count >= 2 {
+            var before = Array(q.before)
+            if let f = CaptureParser.findPage(before) { before = CaptureParser.removing(before, f.range) }
+            if CaptureParser.strip(String(before)).isEmpty {
+                var c = Capture(intent: .quote)
+                c.text = Text.trim(q.inside)
+                applyTrailingMeta(q.before + " " + q.after, to: &c)
+                return c
+            }
+        }
         if let p = parseProgress(s) { return p }
         // A question in plain words.
         if s.hasSuffix("?") || s.hasSuffix("？") {

@@ -77,6 +77,19 @@ public enum StatusReport {
         } else {
             o["quote"] = .null
         }
+        // The latest note or question.
+        if let row = try db.query("""
+            SELECT n.id, n.text, n.kind, n.page, b.title, b.id AS book_id FROM notes n JOIN books b ON b.id = n.book_id
+            ORDER BY n.created_at DESC, n.id DESC LIMIT 1
+            """).first {
+            o["note"] = [
+                "id": JSON(row.int("id")), "kind": JSON(row.text("kind")), "text": privateMode ? .null : JSON(row.text("text")),
+                "book_id": JSON(row.text("book_id")), "book_title": JSON(row.text("title")), "page": JSON(row.int("page")),
+                "hidden": .bool(privateMode),
+            ]
+        } else {
+            o["note"] = .null
+        }
         // Plans.
         var plans: [JSON] = []
         for row in try db.query("SELECT id, title, target_date, book_ids, start_date, pages_at_start, daily_pages FROM reading_plans WHERE status = 'active' ORDER BY id") {

@@ -124,16 +124,66 @@ public enum CaptureTool {
     }
 
     static func openStore(_ path: String?) throws -> CaptureStore {
-        do { return try CaptureStore.open(path: path) } catch let e as IBError { throw e }
+        try CaptureStore.open(path: path)
+    }
+
+    /// Where an ambiguous line waits for the line that settles it.
+    static var pendingPath: String { Config.cacheDirectory + "/capture-pending.json" }
+
+    static func savePending(_ engine: CaptureEngine, line: String, candidates: [String]) {
+        guard let store = engine.store else { return }
+        let json: JSON = ["db": .string(store.library.path), "line": .string(line), "candidates": JSON(candidates),
+                          "at": .number(engine.options.now)]
+        _ = try? FileSystem.createDirectories(Config.cacheDirectory)
+        let tmp = pendingPath + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let bytes = Array((json.serialized + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        rename(tmp, pendingPath)
+    }
+
+    static func clearPending() { if FileSystem.exists(pendingPath) { unlink(pendingPath) } }
+
+    /// A line that only names one of the candidates of the last ambiguous line
+    /// (its title, an author, or its number): the pending line and the chosen book.
+    static func settle(_ engine: CaptureEngine, _ line: String) throws -> (String, String)? {
+        guard let store = engine.store, FileSystem.exists(pendingPath),
+              let text = try? FileSystem.readText(pendingPath), let json = try? JSON.parse(text),
+              json["db"]?.stringValue == store.library.path, let pending = json["line"]?.stringValue,
+              let at = json["at"]?.doubleValue, engine.options.now - at < 3600, engine.options.now >= at,
+              let ids = json["candidates"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else { return nil }
+        let t = Text.strip(line)
+        if let n = Int(t), n >= 1, n <= ids.count { return (pending, ids[n - 1]) }
+        let refs = try ids.compactMap { try store.bookRef(id: $0) }
+        if let id = ids.first(where: { $0 == t }) { return (pending, id) }
+        let matcher = TitleMatcher(refs.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
+        if let m = matcher.match(t).unique { return (pending, m.id) }
+        let key = TitleMatcher.normalize(t)
+        let byAuthor = refs.filter { r in !key.isEmpty && r.authors.contains { TitleMatcher.normalize($0).contains(key) } }
+        if byAuthor.count == 1 { return (pending, byAuthor[0].id) }
+        return nil
     }
 
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
         do {
-            let record = try engine.capture(line)
+            var record: JSON
+            if !engine.options.dryRun, engine.parser.parse(line).intent == .unknown, let (pending, id) = try settle(engine, line) {
+                engine.forcedBookID = id
+                defer { engine.forcedBookID = nil }
+                record = try engine.capture(pending)
+            } else {
+                record = try engine.capture(line)
+            }
+            if !engine.options.dryRun { clearPending() }
             out.writeJSON(record)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
+            if f.error.code == .ambiguous, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
+                savePending(engine, line: line, candidates: ids)
+            }
             throw f.error
         } catch let e as IBError {
             throw e

@@ -157,6 +157,8 @@ final class CaptureStoreTests: XCTestCase {
         XCTAssertEqual(s["pages_today"]?.intValue, 60)
         XCTAssertEqual(s["streak_days"]?.intValue, 2)
         XCTAssertEqual(s["quote"]?["text"], .null)
+        XCTAssertEqual(s["note"]?["text"], .null)
+        XCTAssertEqual(s["note"]?["hidden"]?.boolValue, true)
         XCTAssertEqual(s["plans"]?.arrayValue?.first?["on_track"]?.boolValue, true)
         let w = StatusReport.waybar(s)
         for key in ["text", "tooltip", "class", "percentage"] { XCTAssertNotNil(w[key], key) }

@@ -4,7 +4,7 @@
 # Readwise CSV round trip, Chinese messages.
 set -uo pipefail
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-export IB_DB="$dir/library.db" IB_TODAY=2026-11-22 LANG=C.UTF-8 LC_ALL= LC_MESSAGES=
+export IB_DB="$dir/library.db" XDG_CACHE_HOME="$dir/cache" IB_TODAY=2026-11-22 LANG=C.UTF-8 LC_ALL= LC_MESSAGES=
 fail=0
 check() {  # check NAME CONDITION...
   local name=$1; shift
@@ -29,7 +29,8 @@ check "ambiguous exit 3" test $rc -eq 3
 check "ambiguous candidates json" has "$out" '"type":"ambiguous"'
 check "ambiguous lists candidates" grep -q 'Meditations on First Philosophy' "$dir/err"
 check "ambiguous writes nothing" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM notes')" = "$before"
-out=$(cap 'Note about Meditations on First Philosophy: the cogito'); check "settled" has "$out" '"book_title":"Meditations on First Philosophy"'
+out=$(cap 'Descartes'); check "a second line settles it" has "$out" '"book_title":"Meditations on First Philosophy","id":1,"text":"which one?"'
+out=$(cap 'Note about Meditations on First Philosophy: the cogito'); check "specific line" has "$out" '"book_title":"Meditations on First Philosophy"'
 cap '"Fear is the mind-killer" - Dune, p. 8' >/dev/null 2>"$dir/err"; rc=$?
 check "unknown book exit 1" test $rc -eq 1
 check "unknown book suggests --create" grep -q -- '--create' "$dir/err"
