@@ -1,1 +1,0 @@
-// IBSearch: work in progress.

@@ -1,0 +1,117 @@
+// Output of ib-search: JSON Lines records, or a readable listing on a terminal.
+//
+// Passage:  {"type":"result","kind":"chunk","rank":1,"score":0.0325,"book_id":"…","title":"…",
+//            "start_page":12,"end_page":13,"start_label":"12","end_label":"13","chunk_id":"…:41",
+//            "text":"…","snippet":"…the «speckled» «band»…"}
+//            with --explain also "vector_rank", "text_rank" (null when not in that list),
+//            "vector_distance", "bm25" and "fused_score".
+// Book:     {"type":"result","kind":"book","rank","score","book_id","title","authors","page_count","current_page"}
+// Quote/note: {"type":"result","kind":"quote"|"note","rank","score","book_id","title","id","page",
+//            "page_label","text","snippet","created_at"} (notes add "note_kind": "note"|"question").
+import IBCore
+
+public enum Render {
+    public static func json(_ r: SearchResult, explain: Bool) -> JSON {
+        var o = JSONObject()
+        o["type"] = "result"
+        o["kind"] = "chunk"
+        o["rank"] = JSON(r.rank)
+        o["score"] = .number(rounded(r.score))
+        o["book_id"] = .string(r.bookID)
+        o["title"] = .string(r.title)
+        o["start_page"] = JSON(r.startPage)
+        o["end_page"] = JSON(r.endPage)
+        o["start_label"] = JSON(r.startLabel)
+        o["end_label"] = JSON(r.endLabel)
+        o["chunk_id"] = .string(r.chunkID)
+        o["text"] = .string(r.text)
+        o["snippet"] = .string(r.snippet)
+        if explain {
+            o["vector_rank"] = JSON(r.vectorRank)
+            o["text_rank"] = JSON(r.textRank)
+            o["vector_distance"] = r.vectorDistance.map { .number(rounded($0)) } ?? .null
+            o["bm25"] = r.bm25.map { .number(rounded($0)) } ?? .null
+            o["fused_score"] = r.fusedScore.map { .number(rounded($0)) } ?? .null
+        }
+        return .object(o)
+    }
+
+    public static func json(_ h: BookHit) -> JSON {
+        var o = JSONObject()
+        o["type"] = "result"
+        o["kind"] = "book"
+        o["rank"] = JSON(h.rank)
+        o["score"] = .number(rounded(h.score))
+        o["book_id"] = .string(h.book.id)
+        o["title"] = .string(h.book.title)
+        o["authors"] = JSON(h.book.authors)
+        o["page_count"] = JSON(h.book.pageCount)
+        o["current_page"] = JSON(h.book.currentPage)
+        return .object(o)
+    }
+
+    public static func json(_ h: NoteHit) -> JSON {
+        var o = JSONObject()
+        o["type"] = "result"
+        o["kind"] = .string(h.kind.rawValue)
+        o["rank"] = JSON(h.rank)
+        o["score"] = .number(rounded(h.score))
+        o["book_id"] = .string(h.bookID)
+        o["title"] = .string(h.title)
+        o["id"] = JSON(h.id)
+        o["page"] = JSON(h.page)
+        o["page_label"] = JSON(h.pageLabel)
+        if h.kind == .note { o["note_kind"] = JSON(h.noteKind) }
+        o["text"] = .string(h.text)
+        o["snippet"] = .string(h.snippet)
+        o["created_at"] = .string(h.createdAt)
+        return .object(o)
+    }
+
+    static func rounded(_ x: Double) -> Double {
+        guard x.isFinite else { return 0 }
+        return (x * 1_000_000).rounded() / 1_000_000
+    }
+
+    /// "p. 12", "pp. 12–13" (labels when known, else physical pages).
+    public static func pages(start: Int, end: Int, startLabel: String?, endLabel: String?) -> String {
+        let a = startLabel ?? String(start), b = endLabel ?? String(end)
+        return start == end || a == b ? "p. \(a)" : "pp. \(a)–\(b)"
+    }
+
+    /// Terminal listing: marks become bold (or stay «» when `bold` is false).
+    public static func terminal(_ r: SearchResult, explain: Bool, bold: Bool) -> String {
+        var head = "\(r.rank). \(r.title) — \(pages(start: r.startPage, end: r.endPage, startLabel: r.startLabel, endLabel: r.endLabel))"
+        if explain {
+            head += "  [score \(format(r.score))"
+            head += ", vector rank \(r.vectorRank.map(String.init) ?? "-")"
+            head += ", text rank \(r.textRank.map(String.init) ?? "-")]"
+        }
+        return (bold ? "\u{1B}[1m" + head + "\u{1B}[0m" : head) + "\n   " + marks(r.snippet, bold: bold) + "\n"
+    }
+
+    public static func terminal(_ h: BookHit, bold: Bool) -> String {
+        var line = "\(h.rank). \(h.book.title)"
+        if !h.book.authors.isEmpty { line += " — " + h.book.authors.joined(separator: ", ") }
+        line += "  (\(h.book.id.prefix(8))"
+        if h.book.pageCount > 0 { line += ", \(h.book.pageCount) pages" }
+        if h.book.currentPage > 0 { line += ", at page \(h.book.currentPage)" }
+        return line + ")\n"
+    }
+
+    public static func terminal(_ h: NoteHit, bold: Bool) -> String {
+        var head = "\(h.rank). [\(h.kind == .quote ? "quote" : (h.noteKind ?? "note"))] \(h.title)"
+        if let p = h.pageLabel ?? h.page.map(String.init) { head += " — p. \(p)" }
+        return (bold ? "\u{1B}[1m" + head + "\u{1B}[0m" : head) + "\n   " + marks(h.snippet, bold: bold) + "\n"
+    }
+
+    static func marks(_ s: String, bold: Bool) -> String {
+        guard bold else { return s }
+        return s.replacingAll(Snippet.open, with: "\u{1B}[1;33m").replacingAll(Snippet.close, with: "\u{1B}[0m")
+    }
+
+    static func format(_ x: Double) -> String {
+        let r = (x * 10000).rounded() / 10000
+        return String(r)
+    }
+}

@@ -1,0 +1,335 @@
+// IBSearch: hybrid search over the library that never spoils a book.
+//
+// The library API (used by ib-search, and by ib-ask in-process):
+//
+//     let library = try Library.open(path: nil, create: false)
+//     let engine = SearchEngine(library: library)              // loads the model on first vector search
+//     // or SearchEngine(library: library, encoder: try SentenceEncoder(directory: Config.modelDirectory()))
+//     let results = try engine.search(SearchQuery(text: "who bent the poker",
+//                                                 books: nil,               // nil: every ready book; or [book ids]
+//                                                 pageLimit: .readingPosition, // or .page(40), .none
+//                                                 k: 5, mode: .hybrid))     // .vector, .text
+//     for r in results { print(r.rank, r.title, r.startPage, r.endPage, r.startLabel ?? "-", r.snippet, r.text) }
+//
+// Modes:
+//  - vector: the query is embedded in-process with the library's model
+//    (IBModel.SentenceEncoder, all-MiniLM-L6-v2 by default) and ibvec_knn returns
+//    the nearest chunks by cosine distance;
+//  - text: SQLite FTS5 BM25 over chunks_fts (CJK indexed as bigrams, see
+//    QueryText for the query side: stopwords dropped, light stemming to
+//    prefix terms, terms ORed);
+//  - hybrid (default): both lists, `candidates` deep, fused by reciprocal rank
+//    fusion, score = sum of 1 / (rrfK + rank) over the lists a chunk is in.
+//
+// No spoilers: each book's page limit is applied INSIDE both scans. For vectors
+// it is ibvec_knn's scope argument {"book_id": max_end_page or null}; for text it
+// is `end_page <= limit` in the WHERE clause of the FTS query, before ORDER BY
+// and LIMIT. A chunk is visible only when it ends on or before the limit, so a
+// chunk spanning pages 5-6 is hidden at page 5. `.readingPosition` uses each
+// book's current_page (0 = no position set: the whole book is searched);
+// `.page(N)` applies N to every searched book; `.none` lifts the limit.
+//
+// Results carry the chunk text, book id/title/authors, start/end page and the
+// printed page labels (pages.label) when the book has them, a snippet with
+// matched terms marked «», and for --explain the rank in each list.
+import CIBVec
+import CSQLite
+import IBCore
+import IBModel
+import IBStore
+
+public enum SearchMode: String, Sendable, CaseIterable {
+    case hybrid, vector, text
+}
+
+public enum PageLimit: Sendable, Equatable {
+    /// Each book's reading position (books.current_page; 0 means none set).
+    case readingPosition
+    /// This page for every searched book.
+    case page(Int)
+    /// The whole of every book.
+    case none
+}
+
+public struct SearchQuery: Sendable {
+    public var text: String
+    /// Book ids to search; nil = every ready book in the library.
+    public var books: [String]?
+    public var pageLimit: PageLimit
+    public var k: Int
+    public var mode: SearchMode
+    /// How deep each list goes before fusion (hybrid); at least k.
+    public var candidates: Int
+    public init(text: String, books: [String]? = nil, pageLimit: PageLimit = .readingPosition, k: Int = 10,
+                mode: SearchMode = .hybrid, candidates: Int = SearchEngine.defaultCandidates) {
+        self.text = text; self.books = books; self.pageLimit = pageLimit; self.k = k; self.mode = mode
+        self.candidates = candidates
+    }
+}
+
+public struct SearchResult: Sendable, Equatable {
+    public var rank: Int
+    /// Hybrid: the fused RRF score; vector: cosine similarity (1 - distance); text: -bm25 (higher is better).
+    public var score: Double
+    public var bookID: String
+    public var title: String
+    public var authors: [String]
+    public var chunkIndex: Int
+    public var chunkID: String { "\(bookID):\(chunkIndex)" }
+    public var startPage: Int
+    public var endPage: Int
+    /// Printed page labels, when the pages table has them.
+    public var startLabel: String?
+    public var endLabel: String?
+    public var text: String
+    /// A window of the text with matched terms marked «».
+    public var snippet: String
+    /// 1-based rank in the vector list / text list (nil when not in it).
+    public var vectorRank: Int?
+    public var textRank: Int?
+    public var vectorDistance: Double?
+    public var bm25: Double?
+    public var fusedScore: Double?
+}
+
+public final class SearchEngine {
+    public static let defaultCandidates = 40
+    /// The k of reciprocal rank fusion.
+    public var rrfK: Double = 5
+
+    public let library: Library
+    private var encoder: SentenceEncoder?
+    private let modelDirectory: String?
+    /// Notes for the user (e.g. the library's model is not available: text search only). Printed by ib-search on stderr.
+    public private(set) var warnings: [String] = []
+
+    private var bookCache: [String: BookInfo] = [:]
+
+    /// `encoder`: the model to embed queries; when nil it is loaded from
+    /// `modelDirectory` (or Config.modelDirectory()) on the first vector search.
+    public init(library: Library, encoder: SentenceEncoder? = nil, modelDirectory: String? = nil) {
+        self.library = library
+        self.encoder = encoder
+        self.modelDirectory = modelDirectory
+        Self.registerIBVec(library.db)
+    }
+
+    /// ibvec_knn must be on the connection; IBStore registers it, this is a safety net.
+    static func registerIBVec(_ db: Database) {
+        let present = (try? db.scalarInt("SELECT count(*) FROM pragma_function_list WHERE name = 'vec_f32'")) ?? 0
+        if present == 0 { _ = sqlite3_ibvec_init(db.handle, nil, nil) }
+    }
+
+    // MARK: books in scope
+
+    /// Ready books, by id.
+    public func readyBooks() throws -> [BookInfo] {
+        let rows = try library.db.query("SELECT id, title, current_page, page_count FROM books WHERE status = 'ready' ORDER BY created_at, title")
+        var out: [BookInfo] = []
+        for row in rows {
+            guard let id = row.text("id") else { continue }
+            if let cached = bookCache[id] { out.append(cached); continue }
+            if let info = try library.book(id: id) { bookCache[id] = info; out.append(info) }
+        }
+        return out
+    }
+
+    func bookInfo(_ id: String) throws -> BookInfo? {
+        if let cached = bookCache[id] { return cached }
+        let info = try library.book(id: id)
+        bookCache[id] = info
+        return info
+    }
+
+    /// The searched books with their page limits (nil = no limit).
+    func scope(_ query: SearchQuery) throws -> (limits: [(id: String, limit: Int?)], unrestricted: Bool) {
+        let ready = try readyBooks()
+        var books = ready
+        if let wanted = query.books {
+            let set = Set(wanted)
+            books = ready.filter { set.contains($0.id) }
+        }
+        var limits: [(String, Int?)] = []
+        for book in books {
+            switch query.pageLimit {
+            case .none: limits.append((book.id, nil))
+            case .page(let n): limits.append((book.id, n))
+            case .readingPosition: limits.append((book.id, book.currentPage > 0 ? book.currentPage : nil))
+            }
+        }
+        let totalBooks = try library.db.scalarInt("SELECT count(*) FROM books") ?? 0
+        let allBooks = query.books == nil && ready.count == totalBooks
+        let unrestricted = allBooks && limits.allSatisfy { $0.1 == nil }
+        return (limits, unrestricted)
+    }
+
+    static func scopeJSON(_ limits: [(id: String, limit: Int?)]) -> String {
+        var o = JSONObject()
+        for (id, limit) in limits { o[id] = JSON(limit) }
+        return JSON.object(o).serialized
+    }
+
+    // MARK: search
+
+    public func search(_ query: SearchQuery) throws -> [SearchResult] {
+        guard query.k > 0 else { return [] }
+        let (limits, unrestricted) = try scope(query)
+        if limits.isEmpty { return [] }
+        let scope: String? = unrestricted ? nil : Self.scopeJSON(limits)
+        let terms = QueryText.terms(query.text)
+        let depth = max(query.k, query.candidates)
+
+        var vectorHits: [(book: String, index: Int, distance: Double)] = []
+        var textHits: [(book: String, index: Int, bm25: Double)] = []
+        var mode = query.mode
+        if mode != .text {
+            if let hits = try vectorSearch(query.text, k: mode == .vector ? query.k : depth, scope: scope, required: mode == .vector) {
+                vectorHits = hits
+            } else {
+                mode = .text
+            }
+        }
+        if mode != .vector {
+            textHits = try textSearch(terms, k: mode == .text ? query.k : depth, scope: scope)
+        }
+
+        // Fuse (or take one list as it is).
+        struct Candidate { var book: String; var index: Int; var score: Double
+            var vRank: Int?; var tRank: Int?; var distance: Double?; var bm25: Double? }
+        var byKey: [String: Int] = [:]
+        var candidates: [Candidate] = []
+        func slot(_ book: String, _ index: Int) -> Int {
+            let key = "\(book):\(index)"
+            if let i = byKey[key] { return i }
+            candidates.append(Candidate(book: book, index: index, score: 0))
+            byKey[key] = candidates.count - 1
+            return candidates.count - 1
+        }
+        for (rank, hit) in vectorHits.enumerated() {
+            let i = slot(hit.book, hit.index)
+            candidates[i].vRank = rank + 1
+            candidates[i].distance = hit.distance
+            candidates[i].score += mode == .vector ? 1 - hit.distance : 1 / (rrfK + Double(rank + 1))
+        }
+        for (rank, hit) in textHits.enumerated() {
+            let i = slot(hit.book, hit.index)
+            candidates[i].tRank = rank + 1
+            candidates[i].bm25 = hit.bm25
+            candidates[i].score += mode == .text ? -hit.bm25 : 1 / (rrfK + Double(rank + 1))
+        }
+        // Stable order: score, then the better single rank, then the key.
+        candidates.sort { a, b in
+            if a.score != b.score { return a.score > b.score }
+            let ra = min(a.vRank ?? Int.max, a.tRank ?? Int.max), rb = min(b.vRank ?? Int.max, b.tRank ?? Int.max)
+            if ra != rb { return ra < rb }
+            return a.book != b.book ? a.book < b.book : a.index < b.index
+        }
+
+        var results: [SearchResult] = []
+        for c in candidates.prefix(query.k) {
+            guard let chunk = try library.chunk(bookID: c.book, index: c.index) else { continue }
+            let book = try bookInfo(c.book)
+            results.append(SearchResult(
+                rank: results.count + 1, score: c.score, bookID: c.book, title: book?.title ?? "",
+                authors: book?.authors ?? [], chunkIndex: c.index, startPage: chunk.startPage, endPage: chunk.endPage,
+                startLabel: try library.pageLabel(bookID: c.book, page: chunk.startPage),
+                endLabel: try library.pageLabel(bookID: c.book, page: chunk.endPage),
+                text: chunk.text, snippet: Snippet.make(chunk.text, terms: terms),
+                vectorRank: c.vRank, textRank: c.tRank, vectorDistance: c.distance, bm25: c.bm25,
+                fusedScore: mode == .hybrid ? c.score : nil))
+        }
+        return results
+    }
+
+    // MARK: vector
+
+    /// The query's vector with the library's model; nil (with a warning) when
+    /// the library has no vectors or its model is not available here, unless `required`.
+    public func queryVector(_ text: String, required: Bool) throws -> [Float]? {
+        guard let (model, dim) = try library.embeddingModel() else {
+            if required { throw IBError("the library has no vectors yet (embed the chunks with ib-embed); try --mode text") }
+            warnings.append("the library has no vectors: text search only")
+            return nil
+        }
+        if encoder == nil {
+            let directory = Config.modelDirectory(flag: modelDirectory)
+            let folderName = String(directory.split(separator: "/").last ?? "")
+            if folderName != model && modelDirectory == nil && Config.environment("IB_MODEL_DIR") == nil {
+                // The library was embedded with another model: look for a folder of that name beside the default.
+                let candidate = Config.dataDirectory + "/models/" + model
+                if FileSystem.isDirectory(candidate) {
+                    encoder = try SentenceEncoder(directory: candidate, threads: 1)
+                }
+            }
+            if encoder == nil {
+                do {
+                    encoder = try SentenceEncoder(directory: directory, threads: 1)
+                } catch {
+                    if required { throw error }
+                    warnings.append("cannot load the model (\(error.message)): text search only")
+                    return nil
+                }
+            }
+        }
+        guard let encoder else { return nil }
+        guard encoder.modelID == model, encoder.dimension == dim else {
+            let message = "the library's vectors come from \(model) (\(dim) dimensions), but the model at \(encoder.directory) is \(encoder.modelID) (\(encoder.dimension))"
+            if required { throw IBError(message + "; set IB_MODEL_DIR to the library's model") }
+            warnings.append(message + ": text search only")
+            return nil
+        }
+        return encoder.embed([text]).first
+    }
+
+    func vectorSearch(_ text: String, k: Int, scope: String?, required: Bool) throws -> [(book: String, index: Int, distance: Double)]? {
+        guard let vector = try queryVector(text, required: required) else { return nil }
+        let statement = try library.db.prepare("SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3, 'exact')")
+        var bytes = [UInt8](); bytes.reserveCapacity(vector.count * 4)
+        for v in vector {
+            let bits = v.bitPattern.littleEndian
+            bytes.append(UInt8(truncatingIfNeeded: bits)); bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: bits >> 16)); bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
+        }
+        try statement.bind(1, .blob(bytes))
+        try statement.bind(2, min(k, 10000))
+        try statement.bind(3, scope)
+        var out: [(String, Int, Double)] = []
+        while try statement.step() {
+            out.append((statement.text(0), statement.int(1), statement.double(2)))
+        }
+        return out
+    }
+
+    // MARK: text
+
+    func textSearch(_ terms: [QueryTerm], k: Int, scope: String?) throws -> [(book: String, index: Int, bm25: Double)] {
+        guard let expression = QueryText.matchExpression(terms) else { return [] }
+        // The page limit is part of the WHERE clause: FTS rows past the limit never reach ORDER BY/LIMIT.
+        let sql: String
+        if scope == nil {
+            sql = """
+                SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
+                FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+                WHERE chunks_fts MATCH ?1
+                ORDER BY s, c.book_id, c.chunk_index LIMIT ?2
+                """
+        } else {
+            sql = """
+                SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
+                FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+                JOIN json_each(?3) scope ON scope.key = c.book_id
+                WHERE chunks_fts MATCH ?1 AND (scope.value IS NULL OR c.end_page <= scope.value)
+                ORDER BY s, c.book_id, c.chunk_index LIMIT ?2
+                """
+        }
+        let statement = try library.db.prepare(sql)
+        try statement.bind(1, expression)
+        try statement.bind(2, k)
+        if let scope { try statement.bind(3, scope) }
+        var out: [(String, Int, Double)] = []
+        while try statement.step() {
+            out.append((statement.text(0), statement.int(1), statement.double(2)))
+        }
+        return out
+    }
+}
