@@ -412,7 +412,7 @@ static float ibvecI8Scale(const float *x, int dim){
 }
 
 void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale){
-  float mx = 0.0f, inv;
+  float mx = 0.0f;
   int i;
   for(i=0; i<dim; i++){ float a = fabsf(x[i]); mx = a>mx ? a : mx; }
   *scale = mx / 127.0f;
@@ -421,10 +421,10 @@ void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale){
     *scale = 0.0f;
     return;
   }
-  inv = 127.0f / mx;
   for(i=0; i<dim; i++){
-    /* branch-free: clamp, then round half to even */
-    float t = x[i]*inv;
+    /* x/mx is in [-1, 1] even when mx is subnormal (127/mx could overflow);
+    ** branch-free: clamp, then round half to even */
+    float t = x[i]/mx*127.0f;
     t = t>127.0f ? 127.0f : t;
     t = t<-127.0f ? -127.0f : t;
     codes[i] = (int8_t)(int)rintf(t);

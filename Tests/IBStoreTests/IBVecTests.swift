@@ -211,10 +211,9 @@ final class IBVecTests: XCTestCase {
         var rng = Rng(state: 3)
         for dim in [1, 5, 8, 9, 384] {
             let x = rng.vector(dim)
-            // int8: scale = max|x| / 127, code = round-half-even(x * 127 / max|x|)
+            // int8: scale = max|x| / 127, code = round-half-even(x / max|x| * 127)
             let mx = x.map(abs).max()!
-            let inv = Float(127) / mx
-            let want = x.map { Int8(max(-127, min(127, ($0 * inv).rounded(.toNearestOrEven)))) }
+            let want = x.map { Int8(max(-127, min(127, ($0 / mx * 127).rounded(.toNearestOrEven)))) }
             let got = try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(x))]).bytes.map { Int8(bitPattern: $0) }
             XCTAssertEqual(got, want, "dim \(dim)")
             // bits: bit i set when x[i] > 0, least significant bit first

@@ -60,7 +60,7 @@ const char *ibvec_kernel_name(void);
 int ibvec_set_kernel(const char *name);
 
 /* Quantises one vector of dim floats to int8 codes with one symmetric scale:
-** scale = max|x| / 127, code = round(x / scale) clamped to [-127, 127]; so
+** scale = max|x| / 127, code = round-half-even(x / max|x| * 127); so
 ** x ~= code * scale.  A zero vector gets scale 0 and all-zero codes. */
 void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale);
 
