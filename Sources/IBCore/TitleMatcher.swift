@@ -192,7 +192,7 @@ public struct TitleMatcher: Sendable {
         var isStopword: Bool
         init(text: [Unicode.Scalar], isCJK: Bool, isNumber: Bool) {
             self.text = text; self.isCJK = isCJK; self.isNumber = isNumber
-            isStopword = !isCJK && text.count <= 4 && TitleMatcher.stopwords.contains(String(String.UnicodeScalarView(text)))
+            isStopword = !isCJK && text.count <= 4 && TitleMatcher.stopwordScalars.contains(text)
         }
         static func == (a: Token, b: Token) -> Bool { a.text == b.text }
     }
@@ -202,7 +202,11 @@ public struct TitleMatcher: Sendable {
         if a.text == b.text { return 1 }
         if a.isCJK || b.isCJK || a.isNumber || b.isNumber { return 0 }
         let la = a.text.count, lb = b.text.count
-        if la >= 3 && la < lb && Array(b.text.prefix(la)) == a.text { return 0.7 }
+        if la >= 3 && la < lb {
+            var isPrefix = true
+            for i in 0..<la where a.text[i] != b.text[i] { isPrefix = false; break }
+            if isPrefix { return 0.7 }
+        }
         let shorter = min(la, lb)
         let allowed = shorter >= 8 ? 2 : (shorter >= 4 ? 1 : 0)
         if allowed == 0 || abs(la - lb) > allowed { return 0 }
@@ -235,10 +239,12 @@ public struct TitleMatcher: Sendable {
         return prev[m]
     }
 
+    static let articleScalars: Set<[Unicode.Scalar]> = Set(articles.map { Array($0.unicodeScalars) })
     static let articles: Set<String> = [
         "the", "a", "an", "le", "la", "les", "l", "un", "une", "der", "die", "das", "ein", "eine",
         "el", "los", "las", "il", "lo", "gli", "uno", "una", "o", "os", "as", "het", "de",
     ]
+    static let stopwordScalars: Set<[Unicode.Scalar]> = Set(stopwords.map { Array($0.unicodeScalars) })
     static let stopwords: Set<String> = [
         "the", "a", "an", "of", "and", "on", "in", "to", "for", "with", "at", "by", "from", "or", "s",
         "le", "la", "les", "l", "un", "une", "de", "du", "des", "et", "d", "der", "die", "das", "und",
@@ -256,6 +262,27 @@ public struct TitleMatcher: Sendable {
             current.removeAll(keepingCapacity: true)
             digits = true
         }
+        // ASCII titles (most of them) take a path without Unicode property lookups.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = Array(text.utf8)
+            for (index, b) in bytes.enumerated() {
+                if b >= 0x61 && b <= 0x7A || b >= 0x30 && b <= 0x39 {
+                    if b > 0x39 { digits = false }
+                    current.append(Unicode.Scalar(b))
+                } else if b >= 0x41 && b <= 0x5A {
+                    digits = false
+                    current.append(Unicode.Scalar(b + 0x20))
+                } else if b == 0x27, !current.isEmpty, index + 1 < bytes.count, bytes[index + 1] | 0x20 == 0x73,
+                          index + 2 == bytes.count || !(bytes[index + 2] | 0x20 >= 0x61 && bytes[index + 2] | 0x20 <= 0x7A) {
+                    continue  // "Man's" -> "mans"
+                } else {
+                    flush()
+                }
+            }
+            flush()
+            if dropArticle, out.count > 1, articleScalars.contains(out[0].text) { out.removeFirst() }
+            return out
+        }
         let all = Array(text.unicodeScalars)
         for (index, raw) in all.enumerated() {
             // "Man's" -> "mans", but "L'Étranger" -> "l", "etranger".
@@ -264,7 +291,15 @@ public struct TitleMatcher: Sendable {
                 continue
             }
             for s in fold(raw) {
-                if isCJK(s) {
+                if s.value < 0x80 {
+                    let v = s.value
+                    if v >= 0x61 && v <= 0x7A || v >= 0x30 && v <= 0x39 {
+                        if v > 0x39 { digits = false }
+                        current.append(s)
+                    } else {
+                        flush()
+                    }
+                } else if isCJK(s) {
                     flush()
                     out.append(Token(text: [s], isCJK: true, isNumber: false))
                 } else if s.properties.isAlphabetic || s.properties.numericType != nil {
@@ -278,7 +313,7 @@ public struct TitleMatcher: Sendable {
             }
         }
         flush()
-        if dropArticle, out.count > 1, !out[0].isCJK, articles.contains(String(String.UnicodeScalarView(out[0].text))) {
+        if dropArticle, out.count > 1, !out[0].isCJK, articleScalars.contains(out[0].text) {
             out.removeFirst()
         }
         return out
@@ -342,6 +377,8 @@ public struct TitleMatcher: Sendable {
     /// brackets or parentheses, and each script's part of a mixed-language title.
     static func alternativeTitles(_ title: String) -> [String] {
         var out: [String] = []
+        // Most titles have none of the marks below: nothing to do.
+        if title.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x3A && $0 != 0x28 && $0 != 0x5B && $0 != 0x7C && $0 != 0x2D }) { return out }
         let scalars = Array(title.unicodeScalars)
         // Main title: up to ':', '：', ' - ', ' — ', '(' or '（'.
         var main: [Unicode.Scalar] = []
@@ -374,6 +411,7 @@ public struct TitleMatcher: Sendable {
         }
         // Mixed scripts: "人类简史 Sapiens" -> "人类简史", "Sapiens".
         var cjkPart: [Unicode.Scalar] = [], latinPart: [Unicode.Scalar] = []
+        if !scalars.contains(where: isCJK) { return out }
         for c in scalars {
             if isCJK(c) { cjkPart.append(c) } else if c.properties.isAlphabetic || c == " " || c.properties.numericType != nil { latinPart.append(c) } else { latinPart.append(" ") }
         }
