@@ -4,6 +4,8 @@ import Glibc
 #endif
 import IBCore
 import IBStore
+import IBModel
+import IBSearch
 
 public enum AskCommand {
     public static let help = """
@@ -120,9 +122,25 @@ public enum AskCommand {
 
         let db = library.db
         let modelDir = Config.modelDirectory(flag: args.value("model-dir"))
+        // The model loads only when a search or the extractive answer needs
+        // it: after the first provider request has left.
+        var encoder: SentenceEncoder?
+        func sharedEncoder() throws -> SentenceEncoder {
+            if let encoder { return encoder }
+            let e = try SentenceEncoder(directory: modelDir)
+            encoder = e
+            return e
+        }
+        let explicitModelDir = args.value("model-dir")
         let asker = Asker(book: context, provider: provider,
-                          retriever: { try makeRetriever(library) },
-                          embedder: { try ModelEmbedder(directory: modelDir) })
+                          retriever: {
+                              let engine = provider == nil ? SearchEngine(library: library, encoder: try sharedEncoder())
+                                                           : SearchEngine(library: library, modelDirectory: explicitModelDir)
+                              let r = SearchRetriever(engine: engine)
+                              r.log = log
+                              return r
+                          },
+                          embedder: { ModelEmbedder(encoder: try sharedEncoder()) })
         asker.maxRounds = try args.int("rounds", min: 0) ?? 3
         asker.k = try args.int("k", min: 1) ?? 6
         asker.maxTokens = try args.int("max-tokens", min: 16) ?? 1024
@@ -186,10 +204,6 @@ public enum AskCommand {
             if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
         }
         if !isNew { log?("conversation \(conversationID)") }
-    }
-
-    static func makeRetriever(_ library: Library) throws -> Retriever {
-        FullTextRetriever(db: library.db)
     }
 
     static func output(_ result: AskResult, answer: String, question: String, conversationID: String, book: BookContext, strict: Bool) -> JSON {

@@ -4,6 +4,27 @@
 import IBCore
 import IBStore
 import IBModel
+import IBSearch
+
+/// IBSearch's hybrid search (vectors + BM25), one book, bounded by the page
+/// inside both scans.
+public final class SearchRetriever: Retriever {
+    public let engine: SearchEngine
+    public var log: ((String) -> Void)?
+    private var warned = 0
+
+    public init(engine: SearchEngine) { self.engine = engine }
+
+    public func search(_ query: String, bookID: String, maxPage: Int?, k: Int) throws -> [Passage] {
+        let results = try engine.search(SearchQuery(text: query, books: [bookID], pageLimit: maxPage.map { .page($0) } ?? PageLimit.none,
+                                                    k: k, mode: .hybrid))
+        while warned < engine.warnings.count { log?(engine.warnings[warned]); warned += 1 }
+        return results.map {
+            Passage(bookID: $0.bookID, chunkIndex: $0.chunkIndex, startPage: $0.startPage, endPage: $0.endPage,
+                    text: $0.text, score: $0.score)
+        }
+    }
+}
 
 /// BM25 over chunks_fts, bounded by the reader's page in the query itself.
 public final class FullTextRetriever: Retriever {
@@ -41,6 +62,7 @@ public final class ModelEmbedder: SentenceEmbedder {
     public init(directory: String) throws {
         encoder = try SentenceEncoder(directory: directory)
     }
+    public init(encoder: SentenceEncoder) { self.encoder = encoder }
     public func embed(_ texts: [String]) throws -> [[Float]] {
         encoder.embed(texts).map { v in
             var norm: Float = 0
