@@ -130,9 +130,10 @@ public final class CaptureEngine {
         let c = parser.parse(line)
         if c.intent == .unknown {
             let key = c.reason ?? "not_understood"
-            if key == "empty_text" {
-                throw fail("empty_text", Messages.text("kind_" + (parser.parse(line).intent.rawValue), arguments: [], language: Messages.current))
+            if key.hasPrefix("empty_text:") {
+                throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
+            if key == "plan_no_date" { throw fail("plan_no_date") }
             throw fail(key == "empty" ? "empty" : "not_understood", Text.trim(line))
         }
         if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }

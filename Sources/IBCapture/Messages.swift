@@ -35,6 +35,8 @@ public enum Messages {
                             "是哪本书？目前没有在读的书：请先说“正在读《书名》”，或在这一行写明书名"),
         "page_past_end": ("“{0}” has {1} pages; page {2} is past its end", "《{0}》共 {1} 页，第 {2} 页超出了范围"),
         "no_page_count": ("“{0}” has no page count yet: say “page N of TOTAL” once to set it", "《{0}》还没有总页数：请说一次“读到第N页，共M页”来设置"),
+        "plan_no_date": ("a plan needs a date: “Plan: finish TITLE by 2027-01-31” (or a daily goal: “Plan: 30 pages a day”)",
+                         "计划需要日期：“计划：2027年1月31日前读完《书名》”（或每日目标：“计划：每天读30页”）"),
         "plan_no_books": ("the plan names no book", "计划中没有书名"),
         "plan_past_due": ("the plan's date {0} is already past", "计划日期 {0} 已经过去了"),
         "ask_failed": ("could not run ib-ask: {0}", "无法运行 ib-ask：{0}"),

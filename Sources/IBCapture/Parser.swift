@@ -87,8 +87,8 @@ public struct CaptureParser: Sendable {
         }
         capture.language = zh ? "zh" : "en"
         capture.tags = capture.intent == .unknown ? [] : tags
-        if capture.intent != .unknown, let text = capture.text, text.isEmpty {
-            capture = unknown("empty_text", capture.language)
+        if capture.intent != .unknown, let text = capture.text, text.isEmpty || !text.contains(where: { $0.isLetter || $0.isNumber }) {
+            capture = unknown("empty_text:" + capture.intent.rawValue, capture.language)
         }
         return capture
     }
@@ -351,6 +351,7 @@ public struct CaptureParser: Sendable {
                                      "tonight", "this morning", "this evening", "just now", "more", "total", "in total", "的",
                                      "self", "myself", "me", "future me", "later", "you"]
         if notBooks.contains(lower) { return nil }
+        if lower.hasPrefix("page ") || lower.hasPrefix("p. ") || lower.hasPrefix("pages ") { return nil }
         if !t.contains(where: { $0.isLetter }) && !(allowNumeric && t.count >= 2 && t.allSatisfy(\.isNumber)) { return nil }
         return t
     }
@@ -470,6 +471,7 @@ public struct CaptureParser: Sendable {
                 }
                 if Fuzzy.isKeyword(first, CaptureParser.planWords) {
                     if let p = parsePlan(afterFirst, keyword: true) { return p }
+                    if next == ":" || next == "：" { return unknown("plan_no_date", "en") }
                 }
             }
         }
@@ -645,8 +647,12 @@ public struct CaptureParser: Sendable {
         }
         if c.due == nil && c.dailyPages == nil { return nil }
         var bl = booksText.lowercased()
+        var stripped = false
         for v in ["finish reading ", "finish ", "read ", "complete ", "finishing ", "reading ", "get through ", "be done with ", "done with "] where Text.strip(bl).hasPrefix(v) {
-            booksText = String(Text.strip(booksText).dropFirst(v.count)); bl = booksText.lowercased(); break
+            booksText = String(Text.strip(booksText).dropFirst(v.count)); bl = booksText.lowercased(); stripped = true; break
+        }
+        if !stripped, let w = Text.words(booksText).first, Fuzzy.isKeyword(w, ["finish", "complete", "reading"]) {
+            booksText = String(Text.strip(booksText).dropFirst(w.count))
         }
         if c.dailyPages != nil {
             // Remove the goal words from the book list.
@@ -699,10 +705,21 @@ public struct CaptureParser: Sendable {
                 let w0 = ws[0].lowercased()
                 if Fuzzy.isKeyword(w0, ["reading", "started", "starting"]) && w0 != "read" { status = "reading"; rest = String(s.dropFirst(ws[0].count)) }
                 else if Fuzzy.isKeyword(w0, ["added"]) && w0.count >= 5 { status = "added"; rest = String(s.dropFirst(ws[0].count)) }
+                else if Fuzzy.isKeyword(w0, ["want"]) {
+                    // "wnat to read X", "Want ot read X"
+                    var skip = 1
+                    if ws.count > 2, ["to", "ot", "tp", "yo"].contains(ws[1].lowercased()) { skip = 2 }
+                    if ws.count > skip + 1, Fuzzy.isKeyword(ws[skip].lowercased(), ["read"]) || ["red", "rad", "reda"].contains(ws[skip].lowercased()) { skip += 1 }
+                    if skip > 1 { status = "want"; rest = ws[skip...].joined(separator: " ") }
+                }
             }
         }
         guard let st = status else { return nil }
         var body = CaptureParser.strip(rest)
+        if st == "want", let w = Text.words(body).first, ["ot", "tp", "yo"].contains(w.lowercased()), Text.words(body).count > 2,
+           Fuzzy.isKeyword(Text.words(body)[1].lowercased(), ["read"]) || Text.words(body)[1].lowercased() == "red" {
+            body = Text.words(body).dropFirst(2).joined(separator: " ")
+        }
         // "Started page 40" and "reading 20 pages" are progress.
         if CaptureParser.findPage(Array(body)).map({ $0.range.lowerBound == 0 }) ?? false { return nil }
         if let f = Text.words(body).first, Text.int(f) != nil, Text.words(body).count > 1,
@@ -901,6 +918,7 @@ public struct CaptureParser: Sendable {
             else if startsWithAny(h, CaptureParser.zhNoteWords) != nil || (h.count <= 14 && containsAny(h, ["笔记", "想法", "感想", "思考", "心得", "感悟"]) != nil) { intent = .note }
             else if startsWithAny(h, ["计划", "目标", "阅读计划", "读书计划"]) != nil {
                 if let p = parseChinesePlan(String(chars[(headerEnd! + (colon == headerEnd ? 1 : 0))...]), header: header) { return p }
+                return unknown("plan_no_date", "zh")
             }
             if let intent {
                 var c = Capture(intent: intent)
