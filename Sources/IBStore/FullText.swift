@@ -21,6 +21,10 @@ public enum FullText {
     /// The text as it is indexed: CJK runs become space-separated overlapping
     /// bigrams (a single CJK character stays itself); everything else is unchanged.
     public static func segment(_ text: String) -> String {
+        // Fast path: every CJK range starts at U+1100, whose UTF-8 lead byte is 0xE1.
+        var mayHaveCJK = false
+        for byte in text.utf8 where byte >= 0xE1 { mayHaveCJK = true; break }
+        guard mayHaveCJK else { return text }
         var hasCJK = false
         for s in text.unicodeScalars where isCJK(s.value) { hasCJK = true; break }
         guard hasCJK else { return text }

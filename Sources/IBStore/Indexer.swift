@@ -16,6 +16,9 @@
 // - vectors must all come from the library's model with its dimension (recorded
 //   with the first vectors); otherwise the book is refused and nothing of it is written.
 import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct IndexSummary: Sendable {
     public var stored: [String] = []
@@ -25,6 +28,17 @@ public struct IndexSummary: Sendable {
     public var vectorsStored = 0
     public var chunksWithoutVectors = 0
     public var readerRecords = 0
+    /// Seconds spent checking and writing books (the rest is reading and parsing records).
+    public var storeSeconds = 0.0
+    /// CPU seconds (user + system) of the same: the store's cost without waiting for a busy machine.
+    public var storeCPUSeconds = 0.0
+}
+
+/// CPU time of this process (user + system), in seconds.
+public func processCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 public final class Indexer {
@@ -141,6 +155,11 @@ public final class Indexer {
     }
 
     func store(id: String, _ p: Pending) throws {
+        let started = Timestamp.monotonic(), startedCPU = processCPUSeconds()
+        defer {
+            summary.storeSeconds += Timestamp.monotonic() - started
+            summary.storeCPUSeconds += processCPUSeconds() - startedCPU
+        }
         let prepared = try prepare(id: id, p)
         let db = library.db
         do {

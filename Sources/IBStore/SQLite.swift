@@ -86,6 +86,8 @@ public final class Database {
                     }
                 }
                 try execute("PRAGMA synchronous = NORMAL")
+                // One book's transaction stays in memory instead of spilling to the WAL midway.
+                try execute("PRAGMA cache_size = -65536")
             }
             if Database.mmapSize > 0 {
                 try execute("PRAGMA mmap_size = \(Database.mmapSize)")

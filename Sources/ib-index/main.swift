@@ -56,6 +56,7 @@ runTool("ib-index") {
 
     switch command {
     case "store":
+        let started = Timestamp.monotonic()
         let library = try Library.open(path: args.value("db"))
         let indexer = Indexer(library: library)
         indexer.replace = args.has("replace")
@@ -73,6 +74,14 @@ runTool("ib-index") {
             if s.chunksWithoutVectors > 0 { parts.append("\(s.chunksWithoutVectors) chunks without embeddings") }
             if s.readerRecords > 0 { parts.append("\(s.readerRecords) reader records") }
             printError("ib-index: " + parts.joined(separator: ", ") + " (\(library.path))")
+        }
+        if Config.environment("IB_INDEX_TIMING") != nil {
+            let total = Timestamp.monotonic() - started
+            let vectors = Double(s.vectorsStored + s.vectorsAdded)
+            let cpu = processCPUSeconds()
+            func f(_ x: Double) -> String { String(Double(Int(x * 1000)) / 1000) }
+            printError("ib-index: timing: wall \(f(total)) s (storing \(f(s.storeSeconds)) s = \(Int(vectors / max(s.storeSeconds, 1e-9))) vectors/s); "
+                       + "cpu \(f(cpu)) s (storing \(f(s.storeCPUSeconds)) s = \(Int(vectors / max(s.storeCPUSeconds, 1e-9))) vectors/s, reading+parsing \(f(cpu - s.storeCPUSeconds)) s)")
         }
 
     case "list":
