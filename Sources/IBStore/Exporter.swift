@@ -54,6 +54,11 @@ public struct Exporter {
                                   ("section_summary", "section_summaries"), ("conversation", "conversations")] {
                 try exportTable(type: type, table: table, where: scope == nil ? nil : "book_id", scope: scope, to: out)
             }
+            // Tables later migrations add (ib-capture's reading_state...): generic rows.
+            let known: Set<String> = ["quotes", "notes", "progress_events", "conversations"]
+            for table in try library.readerTablesWithBookID() where !known.contains(table) {
+                try exportTable(type: Indexer.tableRowType, table: table, where: scope == nil ? nil : "book_id", scope: scope, to: out, tableField: table)
+            }
             if let scope {
                 let ids = Array(scope)
                 let placeholders = ids.map { _ in "?" }.joined(separator: ",")
@@ -68,22 +73,24 @@ public struct Exporter {
         out.flush()
     }
 
-    func exportTable(type: String, table: String, where column: String?, scope: Set<String>?, to out: OutputStream) throws {
+    func exportTable(type: String, table: String, where column: String?, scope: Set<String>?, to out: OutputStream, tableField: String? = nil) throws {
+        let order = try library.db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", table) == 0 ? "rowid" : "1"
         if let column, let scope {
             let ids = Array(scope)
             let placeholders = ids.map { _ in "?" }.joined(separator: ",")
-            try exportRows(type: type, sql: "SELECT * FROM \(table) WHERE \(column) IN (\(placeholders)) ORDER BY rowid", ids.map { .text($0) }, to: out)
+            try exportRows(type: type, sql: "SELECT * FROM \"\(table)\" WHERE \(column) IN (\(placeholders)) ORDER BY \(order)", ids.map { .text($0) }, to: out, tableField: tableField)
         } else {
-            try exportRows(type: type, sql: "SELECT * FROM \(table) ORDER BY rowid", [], to: out)
+            try exportRows(type: type, sql: "SELECT * FROM \"\(table)\" ORDER BY \(order)", [], to: out, tableField: tableField)
         }
     }
 
-    func exportRows(type: String, sql: String, _ arguments: [SQLValue], to out: OutputStream) throws {
+    func exportRows(type: String, sql: String, _ arguments: [SQLValue], to out: OutputStream, tableField: String? = nil) throws {
         let s = try library.db.prepare(sql)
         try s.bind(arguments)
         while try s.step() {
             var o = JSONObject()
             o["type"] = .string(type)
+            if let tableField { o["table"] = .string(tableField) }
             for i in 0..<s.columnCount {
                 let name = s.name(i)
                 switch s.value(i) {

@@ -63,6 +63,9 @@ public final class Indexer {
         "conversation": "conversations", "chat_message": "chat_messages", "section_summary": "section_summaries",
     ]
 
+    /// A row of a table a later migration added beside the book ({"type": "library_row", "table": NAME, columns...}).
+    public static let tableRowType = "library_row"
+
     public init(library: Library) { self.library = library }
 
     /// Takes one record. Returns false for types the indexer does not store (pass them on).
@@ -81,7 +84,7 @@ public final class Indexer {
             if pending[chunk.bookID] == nil { order.append(chunk.bookID); pending[chunk.bookID] = Pending() }
             pending[chunk.bookID]!.chunks.append(chunk)
         case .other(let type, let object):
-            guard Self.readerTables[type] != nil else { return false }
+            guard Self.readerTables[type] != nil || type == Self.tableRowType else { return false }
             readerRecords.append((type, object))
         }
         return true
@@ -364,16 +367,23 @@ public final class Indexer {
             let batch = readerRecords[index..<min(index + 2000, readerRecords.count)]
             do {
                 try db.write {
+                    let generic = Set(try library.readerTablesWithBookID())
                     for (type, object) in batch {
-                        let table = Self.readerTables[type]!
+                        var table = Self.readerTables[type] ?? ""
+                        if type == Self.tableRowType {
+                            guard let name = object["table"]?.stringValue, generic.contains(name) else {
+                                throw IBError("\(type) record for table '\(object["table"]?.stringValue ?? "?")', which this library does not have")
+                            }
+                            table = name
+                        }
                         let columns = try self.columns(table)
                         var names: [String] = [], values: [SQLValue] = []
-                        for (key, value) in object.entries where key != "type" && columns[key] != nil {
+                        for (key, value) in object.entries where key != "type" && !(type == Self.tableRowType && key == "table") && columns[key] != nil {
                             names.append(key)
                             values.append(Self.sqlValue(value))
                         }
                         guard !names.isEmpty else { continue }
-                        let sql = "INSERT OR IGNORE INTO \(table) (\(names.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+                        let sql = "INSERT OR IGNORE INTO \"\(table)\" (\(names.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
                         do {
                             try db.run(sql, values)
                         } catch let error as SQLiteError {

@@ -29,7 +29,9 @@ Options:
   -h, --help             this help
       --version          the version
 
+Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
 Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books.
+See ib-index(1) for the replace rule and concurrency.
 """
 
 let options: [Arguments.Option] = [

@@ -206,6 +206,8 @@ final class LibraryTests: XCTestCase {
         let library = try Library.open(path: dbPath)
         try library.setPage(bookID: bookID(old), page: 3)
         try library.db.run("INSERT INTO quotes (book_id, text, page, created_at) VALUES (?, 'a quote', 2, ?)", bookID(old), Timestamp.iso8601())
+        try library.db.execute("CREATE TABLE test_marks (book_id TEXT NOT NULL REFERENCES books(id) ON DELETE CASCADE, mark TEXT)")
+        try library.db.run("INSERT INTO test_marks VALUES (?, 'm')", bookID(old))
         let new = Self.book(2, source: "/books/rose.pdf", title: "Rose v2")
         let summary = try store(new)
         XCTAssertEqual(summary.replaced.first?.old, bookID(old))
@@ -214,6 +216,7 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(book.title, "Rose v2")
         XCTAssertEqual(book.currentPage, 3)
         XCTAssertEqual(try library.db.scalarText("SELECT book_id FROM quotes"), bookID(new))
+        XCTAssertEqual(try library.db.scalarText("SELECT book_id FROM test_marks"), bookID(new), "reader tables of later migrations move too")
         XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE book_id = ?", bookID(old)), 0)
     }
 
@@ -353,12 +356,17 @@ final class LibraryTests: XCTestCase {
         try library.setPage(bookID: bookID(b), page: 2)
         try library.db.run("INSERT INTO quotes (book_id, text, page, tags, created_at) VALUES (?, 'q', 2, '[\"x\"]', '2026-01-02 03:04:05')", bookID(a))
         try library.db.run("INSERT INTO reading_plans (title, book_ids, created_at) VALUES ('p', json_array(?), ?)", bookID(a), Timestamp.iso8601())
+        // A table a later migration adds beside the book travels as generic rows.
+        try library.db.execute("CREATE TABLE test_marks (book_id TEXT NOT NULL REFERENCES books(id) ON DELETE CASCADE, mark TEXT)")
+        try library.db.run("INSERT INTO test_marks VALUES (?, 'm')", bookID(b))
         let path = directory + "/export.jsonl"
         try Exporter(library: library).export(to: OutputStream(fd: open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)))
         var records: [Record] = []
         try RecordReader(path: path).forEach { record, _ in records.append(record) }
         let copy = try Library.open(path: directory + "/copy.db")
+        try copy.db.execute("CREATE TABLE test_marks (book_id TEXT NOT NULL REFERENCES books(id) ON DELETE CASCADE, mark TEXT)")
         try store(records, library: copy)
+        XCTAssertEqual(try copy.db.scalarText("SELECT book_id || mark FROM test_marks"), bookID(b) + "m")
         for table in ["books", "pages", "chunks", "chunks_fts", "quotes", "reading_plans", "authors"] {
             XCTAssertEqual(try copy.db.scalarInt("SELECT count(*) FROM \(table)"), try library.db.scalarInt("SELECT count(*) FROM \(table)"), table)
         }
