@@ -251,7 +251,9 @@ public final class Asker {
             let candidate = candidates[c.index]
             let passage = search.passages[candidate.passage]
             let (start, end) = pages(of: candidate.sentence, in: passage)
-            lines.append("“\(candidate.sentence)” (\(book.citation(start, end)))")
+            // Stray quotes of the dialogue around it would double up with ours.
+            let quoted = candidate.sentence.trimmingCharacters(in: "\"“”„«»‘’' ")
+            lines.append("“\(quoted)” (\(book.citation(start, end)))")
         }
         result.answer = Prompts.extractiveIntro + "\n" + lines.joined(separator: "\n")
         try onText(result.answer)
