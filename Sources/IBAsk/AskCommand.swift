@@ -154,11 +154,19 @@ public enum AskCommand {
         func askOne(_ question: String) throws {
             let streaming = !json && !strict
             var printed = ""
-            let result = try asker.ask(question, history: history) { text in
-                guard streaming else { return }
-                printed += text
-                OutputStream.standardOutput.write(text)
+            let result: AskResult
+            do {
+                result = try asker.ask(question, history: history) { text in
+                    guard streaming else { return }
+                    printed += text
+                    OutputStream.standardOutput.write(text)
+                    OutputStream.standardOutput.flush()
+                }
+            } catch {
+                // End the partial answer's line before the error message.
+                if !printed.isEmpty && !printed.hasSuffix("\n") { OutputStream.standardOutput.write("\n") }
                 OutputStream.standardOutput.flush()
+                throw error
             }
             let turn = Turn(question: question, searches: result.searches, answer: result.answer)
             // The whole turn, in one transaction, only now that the answer is complete.
