@@ -193,19 +193,47 @@ extension JSON {
     }
 }
 
+extension String {
+    /// Terminal columns: CJK and full-width characters take two, combining marks none.
+    var displayWidth: Int {
+        var width = 0
+        for s in unicodeScalars {
+            let v = s.value
+            if s.properties.generalCategory == .nonspacingMark || s.properties.generalCategory == .enclosingMark || v == 0x200B { continue }
+            width += FullText.isCJK(v) || (0x3000...0x303F).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) ? 2 : 1
+        }
+        return width
+    }
+
+    /// Cut to at most `width` columns, with an ellipsis when cut.
+    func truncated(toWidth width: Int) -> String {
+        if displayWidth <= width { return self }
+        var out = "", used = 0
+        for c in self {
+            let w = String(c).displayWidth
+            if used + w > width - 1 { break }
+            out.append(c); used += w
+        }
+        return out + "…"
+    }
+
+    func padded(toWidth width: Int) -> String {
+        self + String(repeating: " ", count: max(1, width - displayWidth))
+    }
+}
+
 enum Table {
     /// A plain text table; wide columns (titles) are cut to fit 100 columns.
     static func render(header: [String], rows: [[String]]) -> String {
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var widths = header.map(\.displayWidth)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.displayWidth) } }
         widths[1] = min(widths[1], 48)
         widths[2] = min(widths[2], 24)
         func line(_ cells: [String]) -> String {
             var out = ""
             for (i, cell) in cells.enumerated() {
-                var c = cell
-                if c.count > widths[i] { c = String(c.prefix(widths[i] - 1)) + "…" }
-                out += i == cells.count - 1 ? c : c.padding(widths[i] + 1)
+                let c = cell.truncated(toWidth: widths[i])
+                out += i == cells.count - 1 ? c : c.padded(toWidth: widths[i] + 1)
             }
             return out + "\n"
         }
