@@ -53,6 +53,7 @@ public enum Messages {
         "status_no_book": ("No book being read", "目前没有在读的书"),
         "status_today": ("{0} pages today", "今天读了 {0} 页"),
         "status_streak": ("Streak: {0} days", "连续阅读 {0} 天"),
+        "status_streak_one": ("Streak: {0} day", "连续阅读 {0} 天"),
         "status_quote": ("Quote of the day: “{0}” — {1}", "今日摘录：「{0}」——《{1}》"),
         "status_quote_hidden": ("Quote of the day: (hidden)", "今日摘录：（已隐藏）"),
         "status_plan": ("Plan: {0} by {1}: {2} pages/day needed, {3}", "计划：{1} 前读完 {0}：每天需读 {2} 页，{3}"),

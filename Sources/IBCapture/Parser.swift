@@ -87,7 +87,9 @@ public struct CaptureParser: Sendable {
         }
         capture.language = zh ? "zh" : "en"
         capture.tags = capture.intent == .unknown ? [] : tags
-        if capture.intent != .unknown, let text = capture.text, text.isEmpty || !text.contains(where: { $0.isLetter || $0.isNumber }) {
+        // A quote may be only an ellipsis ("..."); a note or question needs words.
+        if capture.intent != .unknown, let text = capture.text,
+           text.isEmpty || (capture.intent != .quote && !text.contains(where: { $0.isLetter || $0.isNumber })) {
             capture = unknown("empty_text:" + capture.intent.rawValue, capture.language)
         }
         return capture

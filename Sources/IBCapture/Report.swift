@@ -149,7 +149,7 @@ public enum StatusReport {
         } else {
             out.append(Messages.text("status_no_book"))
         }
-        out.append(Messages.text("status_today", s["pages_today"]?.intValue ?? 0) + " · " + Messages.text("status_streak", s["streak_days"]?.intValue ?? 0))
+        out.append(Messages.text("status_today", s["pages_today"]?.intValue ?? 0) + " · " + Messages.text(s["streak_days"]?.intValue == 1 ? "status_streak_one" : "status_streak", s["streak_days"]?.intValue ?? 0))
         if let q = s["quote"], !q.isNull {
             if q["hidden"]?.boolValue == true { out.append(Messages.text("status_quote_hidden")) }
             else { out.append(Messages.text("status_quote", q["text"]?.stringValue ?? "", q["book_title"]?.stringValue ?? "")) }
@@ -335,11 +335,15 @@ public enum Exporter {
     public static func importCSV(_ store: CaptureStore, path: String, now: String) throws -> (Int, Int) {
         let rows = parseCSV(try FileSystem.readText(path))
         guard let header = rows.first?.map({ Text.trim($0).lowercased() }),
-              let hi = header.firstIndex(of: "highlight"), let ti = header.firstIndex(of: "title") else {
+              let hi = header.firstIndex(of: "highlight"),
+              let ti = header.firstIndex(of: "title") ?? header.firstIndex(of: "book title") else {
             throw IBError(Messages.text("csv_bad_header", path))
         }
-        let ai = header.firstIndex(of: "author"), ni = header.firstIndex(of: "note")
-        let li = header.firstIndex(of: "location"), lti = header.firstIndex(of: "location type"), di = header.firstIndex(of: "date")
+        // Readwise's import columns, and its export's names for the same things.
+        let ai = header.firstIndex(of: "author") ?? header.firstIndex(of: "book author"), ni = header.firstIndex(of: "note")
+        let li = header.firstIndex(of: "location"), lti = header.firstIndex(of: "location type")
+        let di = header.firstIndex(of: "date") ?? header.firstIndex(of: "highlighted at")
+        let tagsi = header.firstIndex(of: "tags")
         func col(_ r: [String], _ i: Int?) -> String { i.flatMap { $0 < r.count ? Text.trim(r[$0]) : nil } ?? "" }
         var imported = 0, skipped = 0
         try store.library.db.write {
@@ -377,6 +381,10 @@ public enum Exporter {
                     k += 1
                 }
                 note = kept.joined(separator: " ")
+                for t in col(r, tagsi).split(separator: ",") {
+                    let tag = Text.trim(t).lowercased()
+                    if !tag.isEmpty && !tags.contains(tag) { tags.append(tag) }
+                }
                 var date = now
                 let d = col(r, di)
                 if !d.isEmpty, let t = Timestamp.parse(d) { date = Timestamp.iso8601(t) }

@@ -98,6 +98,12 @@ public enum CaptureTool {
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {
             let line = positionals.joined(separator: " ")
+            if opts.ask {
+                let intent = engine.parser.parse(line).intent
+                if intent != .question && intent != .unknown {
+                    throw IBError.usage(Messages.text("ask_not_question", Messages.text("kind_" + intent.rawValue)))
+                }
+            }
             let record = try captureOne(engine, line, out)
             if opts.ask { try forwardToAsk(record, out) }
             return

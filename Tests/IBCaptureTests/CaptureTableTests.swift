@@ -298,6 +298,12 @@ final class CaptureTableTests: XCTestCase {
         ("计划：读完《三体》", "unknown"),
         ("正在读", "unknown"),
         ("摘录", "unknown"),
+        ("Quote p. 47: \"...\"", "quote page=47 text=..."),
+        ("\"...\" (p. 47)", "quote page=47 text=..."),
+        ("\"...\" - Meditations, p. 12", "quote book=Meditations page=12 text=..."),
+        ("What does the author mean by ...?", "question text=What does the author mean by ...?"),
+        ("摘录 第47页：「…」", "quote page=47 text=…"),
+        ("读完了《…》", "progress book=… finished"),
         ("\t", "unknown"),
     ]
 
