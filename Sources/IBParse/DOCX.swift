@@ -104,6 +104,7 @@ enum DOCXParser {
             if breaks.last != text.count { breaks.append(text.count) }
             pendingBreak = max(pendingBreak, 1)
         }
+        func walk(_ stream: XMLStream) throws(ParseError) {
         while let kind = try stream.next() {
             if skipDepth > 0 {
                 if stream.isNamed("Fallback") || stream.isNamed("delText") || stream.isNamed("instrText") {
@@ -184,6 +185,14 @@ enum DOCXParser {
                 }
             case .other: break
             }
+        }
+        }
+        try walk(stream)
+        // Footnotes and endnotes follow the body, so their words are not lost.
+        for part in ["footnotes.xml", "endnotes.xml"] {
+            guard let entry = zip.entry(directory + part) else { continue }
+            pendingBreak = 2
+            try walk(try XMLStream(try zip.read(entry), name: directory + part))
         }
 
         if book.title?.isEmpty ?? true { book.title = headings.first(where: { $0.level == 1 })?.title }

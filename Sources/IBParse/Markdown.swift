@@ -20,7 +20,7 @@ enum MarkdownParser {
         source = removePandocSyntax(source)
 
         cmark_gfm_core_extensions_ensure_registered()
-        guard let parser = cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_SMART) else { throw ParseError("cmark could not start") }
+        guard let parser = cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_SMART | CMARK_OPT_FOOTNOTES) else { throw ParseError("cmark could not start") }
         defer { cmark_parser_free(parser) }
         for name in ["table", "strikethrough", "autolink", "tasklist"] {
             if let ext = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, ext) }
@@ -74,7 +74,7 @@ enum MarkdownParser {
                 if pendingBreak < 1 { pendingBreak = 1 }
             case CMARK_NODE_IMAGE:
                 if entering { skipDepth = 1 }
-            case CMARK_NODE_HTML_INLINE:
+            case CMARK_NODE_HTML_INLINE, CMARK_NODE_FOOTNOTE_REFERENCE:
                 break
             case CMARK_NODE_CODE_BLOCK:
                 pendingBreak = 2

@@ -12,6 +12,15 @@ enum PDFParser {
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
         try P.load()
         silencePoppler()
+        // Poppler's text extraction makes and frees many small objects: keep freed memory in the
+        // process instead of returning it to the kernel after every page.
+        // (mallopt from <malloc.h>: M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3.)
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
+            let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+            _ = mallopt(-1, 512 << 20)
+            _ = mallopt(-2, 64 << 20)
+            _ = mallopt(-3, 64 << 20)
+        }
         var result: Result<ParsedBook, ParseError> = .failure(ParseError("PDF could not be read"))
         bytes.withUnsafeBufferPointer { buffer in
             result = Result { () throws(ParseError) -> ParsedBook in try parse(buffer) }
@@ -44,26 +53,22 @@ enum PDFParser {
             book.authors = author.split(whereSeparator: { $0 == ";" || $0 == "&" }).map { String($0).collapsedWhitespace }.filter { !$0.isEmpty }
         }
         let count = Int(P.poppler_document_get_n_pages(document))
-        // Pages are extracted in parallel, each thread with its own document over the same bytes.
-        let threads = count >= 16 ? max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
-        let jobs = (0..<threads).map { PageJob(gbytes: gbytes, pages: Array(stride(from: $0, to: count, by: threads))) }
-        var workers: [pthread_t] = []
-        for job in jobs.dropFirst() {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(job).toOpaque()
-            if pthread_create(&thread, nil, { context in
-                let job = Unmanaged<PageJob>.fromOpaque(context!).takeRetainedValue()
-                job.run(document: nil)
-                return nil
-            }, context) == 0 {
-                workers.append(thread)
-            } else {
-                Unmanaged<PageJob>.fromOpaque(context).release()
-                job.run(document: nil)
-            }
+        // Pages are extracted by worker processes (fork: poppler is not shared between threads
+        // without its global locks, and a crash on a hostile page only loses that worker's pages),
+        // each with a contiguous run of pages; in-process when there is one CPU, few pages, or
+        // other threads in this process.
+        var workers = count >= 16 ? max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
+        if let forced = getenv("IB_PARSE_JOBS").flatMap({ Int(String(cString: $0)) }), forced >= 1 { workers = min(forced, 16, max(count, 1)) }
+        if workers > 1 && !isSingleThreaded() { workers = 1 }
+        var jobs: [PageJob] = []
+        for w in 0..<workers {
+            jobs.append(PageJob(gbytes: gbytes, pages: Array((count * w / workers)..<(count * (w + 1) / workers))))
         }
-        jobs[0].run(document: document)
-        for thread in workers { pthread_join(thread, nil) }
+        if workers > 1 {
+            runInWorkerProcesses(jobs, document: document)
+        } else {
+            jobs[0].run(document: document)
+        }
         var labels = [String?](repeating: nil, count: count)
         book.pages = [ParsedPage](repeating: ParsedPage(text: ""), count: count)
         var failedPages: [Int] = []
@@ -148,6 +153,94 @@ enum PDFParser {
                 }
                 P.g_object_unref(UnsafeMutableRawPointer(page))
             }
+        }
+    }
+
+    /// True when this process runs one thread (fork is only safe then).
+    static func isSingleThreaded() -> Bool {
+        let fd = open("/proc/self/status", O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = read(fd, &buffer, buffer.count)
+        guard n > 0 else { return false }
+        let status = String(decoding: buffer[..<n], as: UTF8.self)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return false }
+        return line.dropFirst(8).trimmingPrefix(while: { $0 == " " || $0 == "\t" }) == "1"
+    }
+
+    /// Runs each job in a forked child that shares the open document (copy-on-write) and sends
+    /// its pages back through a pipe: [index u32][label length i32, -1 none][label][text length i32, -1 failed][text].
+    static func runInWorkerProcesses(_ jobs: [PageJob], document: OpaquePointer) {
+        var children: [(pid: pid_t, fd: Int32, job: PageJob)] = []
+        for job in jobs {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { job.run(document: document); continue }
+            let pid = fork()
+            if pid == 0 {
+                close(fds[0])
+                job.run(document: document)
+                var out: [UInt8] = []
+                func put(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+                for (k, i) in job.pages.enumerated() {
+                    put(Int32(i))
+                    if let label = job.labels[k] { put(Int32(label.utf8.count)); out.append(contentsOf: label.utf8) } else { put(-1) }
+                    if let text = job.texts[k] { put(Int32(text.utf8.count)); out.append(contentsOf: text.utf8) } else { put(-1) }
+                }
+                var offset = 0
+                while offset < out.count {
+                    let n = out.withUnsafeBytes { write(fds[1], $0.baseAddress! + offset, out.count - offset) }
+                    if n <= 0 { if n < 0 && errno == EINTR { continue }; _exit(1) }
+                    offset += n
+                }
+                _exit(0)
+            }
+            close(fds[1])
+            if pid < 0 { close(fds[0]); job.run(document: document); continue }
+            children.append((pid, fds[0], job))
+        }
+        // Read every pipe as data arrives, so no child waits on a full pipe.
+        var buffers = [[UInt8]](repeating: [], count: children.count)
+        var open = Set(0..<children.count)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while !open.isEmpty {
+            var polls = open.sorted().map { pollfd(fd: children[$0].fd, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&polls, nfds_t(polls.count), -1)
+            if ready < 0 { if errno == EINTR { continue }; break }
+            for (k, index) in open.sorted().enumerated() where polls[k].revents != 0 {
+                let n = read(children[index].fd, &chunk, chunk.count)
+                if n > 0 { buffers[index].append(contentsOf: chunk[..<n]) }
+                else if n == 0 || errno != EINTR { open.remove(index) }
+            }
+        }
+        for (index, child) in children.enumerated() {
+            close(child.fd)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            // Decode what arrived; pages a crashed worker did not send stay failed (nil).
+            var texts = [String?](repeating: nil, count: child.job.pages.count)
+            var labels = [String?](repeating: nil, count: child.job.pages.count)
+            let first = child.job.pages.first ?? 0
+            let b = buffers[index]
+            var p = 0
+            func get() -> Int32? {
+                guard p + 4 <= b.count else { return nil }
+                defer { p += 4 }
+                return Int32(littleEndian: b.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: p, as: Int32.self) })
+            }
+            func bytes(_ length: Int32) -> String?? {
+                if length < 0 { return .some(nil) }
+                guard p + Int(length) <= b.count else { return nil }
+                defer { p += Int(length) }
+                return .some(String(decoding: b[p..<(p + Int(length))], as: UTF8.self))
+            }
+            while let i = get(), let labelLength = get(), let label = bytes(labelLength), let textLength = get(), let text = bytes(textLength) {
+                let k = Int(i) - first
+                guard k >= 0 && k < texts.count else { break }
+                labels[k] = label; texts[k] = text
+            }
+            child.job.texts = texts
+            child.job.labels = labels
         }
     }
 
@@ -286,7 +379,7 @@ enum P {
         }
         var handle: UnsafeMutableRawPointer? = nil
         for name in ["libpoppler-glib.so.8", "libpoppler-glib.so"] {
-            handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)
+            handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL)
             if handle != nil { break }
         }
         guard let handle else {
