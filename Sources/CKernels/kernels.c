@@ -165,6 +165,13 @@ void ib_gelu(float *x, int n) {
     if (has_avx512()) gelu_avx512(x, n); else gelu_avx2(x, n);
 }
 
+static inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
 /* ------------------------------------------------------------------------ */
 /* GEMM                                                                       */
 
@@ -186,6 +193,30 @@ static float *reserve(buffer_t *b, size_t floats) {
     return b->data;
 }
 
+/* dst[c][r] = src[r][c] for an 8 x 8 block (row strides in floats). */
+static inline void transpose8x8(const float *src, int lds, float *dst, int ldd) {
+    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
+    __m256 r2 = _mm256_loadu_ps(src + 2 * (size_t)lds), r3 = _mm256_loadu_ps(src + 3 * (size_t)lds);
+    __m256 r4 = _mm256_loadu_ps(src + 4 * (size_t)lds), r5 = _mm256_loadu_ps(src + 5 * (size_t)lds);
+    __m256 r6 = _mm256_loadu_ps(src + 6 * (size_t)lds), r7 = _mm256_loadu_ps(src + 7 * (size_t)lds);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(dst + ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(dst + 2 * (size_t)ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(dst + 3 * (size_t)ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(dst + 4 * (size_t)ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(dst + 5 * (size_t)ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(dst + 6 * (size_t)ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(dst + 7 * (size_t)ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
 /* Packs op(B)[k0:k0+kc, n0:n0+cols] as [k][NR], zero-padding to NR columns. */
 static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, int kc, int NR, float *out) {
     if (kn) {  /* B is [K, N] */
@@ -195,12 +226,20 @@ static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, in
             memcpy(dst, src, (size_t)cols * sizeof(float));
             for (int j = cols; j < NR; j++) dst[j] = 0.0f;
         }
-    } else {   /* B is [N, K]: a transpose */
-        for (int j = 0; j < cols; j++) {
+    } else {   /* B is [N, K]: a transpose, 8 x 8 blocks at a time */
+        int j = 0;
+        for (; j + 8 <= cols; j += 8) {
+            const float *src = B + (size_t)(n0 + j) * ldb + k0;
+            int k = 0;
+            for (; k + 8 <= kc; k += 8) transpose8x8(src + k, ldb, out + (size_t)k * NR + j, NR);
+            for (; k < kc; k++)
+                for (int jj = 0; jj < 8; jj++) out[(size_t)k * NR + j + jj] = src[(size_t)jj * ldb + k];
+        }
+        for (; j < cols; j++) {
             const float *src = B + (size_t)(n0 + j) * ldb + k0;
             for (int k = 0; k < kc; k++) out[(size_t)k * NR + j] = src[k];
         }
-        for (int j = cols; j < NR; j++)
+        for (j = cols; j < NR; j++)
             for (int k = 0; k < kc; k++) out[(size_t)k * NR + j] = 0.0f;
     }
 }
@@ -284,9 +323,48 @@ static void microkernel_avx2(int kc, const float *A, int lda, const float *Bp, f
     }
 }
 
+/*
+ * Few rows (a query of a handful of tokens): packing all of B would cost more
+ * than the product, so each output is a dot product of an A row and a B row,
+ * read in place. B must be [N, K].
+ */
+static void gemm_few_rows(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                          const float *bias, float *C, int ldc, int flags) {
+    for (int j = 0; j < N; j++) {
+        const float *w = B + (size_t)j * ldb;
+        for (int i = 0; i < M; i += 4) {
+            /* four rows at a time share each load of w; missing rows repeat the last one */
+            const float *a0 = A + (size_t)i * lda;
+            const float *a1 = A + (size_t)(i + 1 < M ? i + 1 : M - 1) * lda;
+            const float *a2 = A + (size_t)(i + 2 < M ? i + 2 : M - 1) * lda;
+            const float *a3 = A + (size_t)(i + 3 < M ? i + 3 : M - 1) * lda;
+            __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+            int k = 0;
+            for (; k + 8 <= K; k += 8) {
+                __m256 wk = _mm256_loadu_ps(w + k);
+                s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a0 + k), wk, s0);
+                s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a1 + k), wk, s1);
+                s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a2 + k), wk, s2);
+                s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a3 + k), wk, s3);
+            }
+            float sums[4] = {hsum256(s0), hsum256(s1), hsum256(s2), hsum256(s3)};
+            for (; k < K; k++) {
+                sums[0] += a0[k] * w[k]; sums[1] += a1[k] * w[k]; sums[2] += a2[k] * w[k]; sums[3] += a3[k] * w[k];
+            }
+            for (int r = 0; r < 4 && i + r < M; r++) {
+                float v = sums[r] + (bias ? bias[j] : 0.0f);
+                float *c = C + (size_t)(i + r) * ldc + j;
+                *c = (flags & IB_GEMM_ACCUMULATE) ? *c + v : v;
+            }
+        }
+    }
+    if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(C + (size_t)i * ldc, N);
+}
+
 void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
              const float *bias, float *C, int ldc, int flags) {
     if (M <= 0 || N <= 0) return;
+    if (M < 4 && !(flags & IB_GEMM_B_KN) && K > 0) { gemm_few_rows(M, N, K, A, lda, B, ldb, bias, C, ldc, flags); return; }
     const int avx512 = has_avx512();
     const int MR = avx512 ? 12 : 6, NR = avx512 ? 32 : 16;
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
@@ -330,13 +408,6 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
 
 /* ------------------------------------------------------------------------ */
 /* LayerNorm, softmax, embeddings, pooling                                    */
-
-static inline float hsum256(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 static inline float hmax256(__m256 v) {
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
