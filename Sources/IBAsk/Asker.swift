@@ -215,8 +215,10 @@ public final class Asker {
         result.model = encoder.modelName
         let upTo = book.currentPage.map { " up to page \(book.display($0))" } ?? ""
         var candidates: [(sentence: String, passage: Int, order: Int)] = []
+        var seen = Set<String>()
         for (i, p) in search.passages.enumerated() {
-            for (j, s) in Sentences.split(p.text).enumerated() where s.count >= 12 {
+            // Overlapping chunks repeat sentences: keep each once.
+            for (j, s) in Sentences.split(p.text).enumerated() where s.count >= 12 && seen.insert(s).inserted {
                 candidates.append((s, i, j))
             }
         }
@@ -232,6 +234,11 @@ public final class Asker {
             let v = vectors[i + 1]
             var dot: Float = 0
             for d in 0..<min(q.count, v.count) { dot += q[d] * v[d] }
+            // An answer states something: a question or a fragment echoes the
+            // question more than it answers it.
+            let sentence = candidates[i].sentence.trimmingCharacters(in: "\"“”‘’' ")
+            if sentence.hasSuffix("?") || sentence.hasSuffix("？") { dot -= 0.15 }
+            if sentence.count < 40 { dot -= 0.05 }
             scored.append((i, dot))
         }
         scored.sort { $0.score > $1.score }
