@@ -96,6 +96,8 @@ public final class SearchEngine {
     public static let defaultCandidates = 40
     /// The k of reciprocal rank fusion.
     public var rrfK: Double = 5
+    /// Text search ignores a query term found in more than this fraction of all chunks (when rarer terms remain).
+    public var commonFraction: Double = 0.1
 
     public let library: Library
     private var encoder: SentenceEncoder?
@@ -122,14 +124,17 @@ public final class SearchEngine {
 
     // MARK: books in scope
 
-    /// Ready books, by id.
+    /// Ready books, with their reading positions as they are now (positions are
+    /// never cached: an engine that lives long, as in ib-ask, sees every set-page).
     public func readyBooks() throws -> [BookInfo] {
-        let rows = try library.db.query("SELECT id, title, current_page, page_count FROM books WHERE status = 'ready' ORDER BY created_at, title")
+        let rows = try library.db.query("SELECT id, current_page FROM books WHERE status = 'ready' ORDER BY created_at, title")
         var out: [BookInfo] = []
         for row in rows {
             guard let id = row.text("id") else { continue }
-            if let cached = bookCache[id] { out.append(cached); continue }
-            if let info = try library.book(id: id) { bookCache[id] = info; out.append(info) }
+            guard var info = try bookCache[id] ?? library.book(id: id) else { continue }
+            bookCache[id] = info
+            info.currentPage = row.int("current_page") ?? 0
+            out.append(info)
         }
         return out
     }
@@ -283,7 +288,10 @@ public final class SearchEngine {
 
     func vectorSearch(_ text: String, k: Int, scope: String?, required: Bool) throws -> [(book: String, index: Int, distance: Double)]? {
         guard let vector = try queryVector(text, required: required) else { return nil }
-        let statement = try library.db.prepare("SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3, 'exact')")
+        // The library's opt-in quantised index (ib-index quantize i8|bits), re-scored with floats by ibvec.
+        let quantize = try library.meta("quantize") ?? "off"
+        let knnMode = quantize == "i8" ? "int8" : quantize == "bits" ? "binary" : "exact"
+        let statement = try library.db.prepare("SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3, ?4)")
         var bytes = [UInt8](); bytes.reserveCapacity(vector.count * 4)
         for v in vector {
             let bits = v.bitPattern.littleEndian
@@ -293,6 +301,7 @@ public final class SearchEngine {
         try statement.bind(1, .blob(bytes))
         try statement.bind(2, min(k, 10000))
         try statement.bind(3, scope)
+        try statement.bind(4, knnMode)
         var out: [(String, Int, Double)] = []
         while try statement.step() {
             out.append((statement.text(0), statement.int(1), statement.double(2)))
@@ -302,34 +311,60 @@ public final class SearchEngine {
 
     // MARK: text
 
+    /// Documents (chunks) matching one term, counted up to `cap`.
+    func documentFrequency(_ term: QueryTerm, cap: Int) throws -> Int {
+        guard let expression = QueryText.matchExpression([term]) else { return 0 }
+        let statement = try library.db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)")
+        try statement.bind(1, expression)
+        try statement.bind(2, cap)
+        guard try statement.step() else { return 0 }
+        let n = statement.int(0)
+        statement.reset()
+        return n
+    }
+
+    /// Drops terms found in more than `commonFraction` of the chunks while rarer
+    /// terms remain: BM25 gives them almost no weight (FTS5 clamps a term's IDF
+    /// near 0 once it is in half of the documents), but scoring their postings
+    /// is what costs time in a large library.
+    func pruneCommonTerms(_ terms: [QueryTerm]) throws -> [QueryTerm] {
+        guard terms.count > 1 else { return terms }
+        let total = bookCache.values.reduce(0) { $0 + $1.chunkCount }
+        let cap = max(2_000, Int(Double(total) * commonFraction))
+        guard total > cap else { return terms }
+        var kept: [QueryTerm] = []
+        for term in terms where try documentFrequency(term, cap: cap + 1) <= cap { kept.append(term) }
+        return kept.isEmpty ? terms : kept
+    }
+
     func textSearch(_ terms: [QueryTerm], k: Int, scope: String?) throws -> [(book: String, index: Int, bm25: Double)] {
+        let terms = try pruneCommonTerms(terms)
         guard let expression = QueryText.matchExpression(terms) else { return [] }
-        // The page limit is part of the WHERE clause: FTS rows past the limit never reach ORDER BY/LIMIT.
-        let sql: String
+        var out: [(String, Int, Double)] = []
         if scope == nil {
-            sql = """
-                SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
-                FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-                WHERE chunks_fts MATCH ?1
-                ORDER BY s, c.book_id, c.chunk_index LIMIT ?2
-                """
-        } else {
-            sql = """
-                SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
-                FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-                JOIN json_each(?3) scope ON scope.key = c.book_id
-                WHERE chunks_fts MATCH ?1 AND (scope.value IS NULL OR c.end_page <= scope.value)
-                ORDER BY s, c.book_id, c.chunk_index LIMIT ?2
-                """
+            // The whole library: rank inside FTS5 alone, then look up the few winners.
+            let statement = try library.db.prepare("""
+                SELECT c.book_id, c.chunk_index, f.s FROM
+                  (SELECT rowid AS seq, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
+                JOIN chunks c ON c.seq = f.seq ORDER BY f.s, f.seq
+                """)
+            try statement.bind(1, expression)
+            try statement.bind(2, k)
+            while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
+            return out
         }
-        let statement = try library.db.prepare(sql)
+        // The page limit is part of the WHERE clause: FTS rows past the limit never reach ORDER BY/LIMIT.
+        let statement = try library.db.prepare("""
+            SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
+            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            JOIN json_each(?3) scope ON scope.key = c.book_id
+            WHERE chunks_fts MATCH ?1 AND (scope.value IS NULL OR c.end_page <= scope.value)
+            ORDER BY s, chunks_fts.rowid LIMIT ?2
+            """)
         try statement.bind(1, expression)
         try statement.bind(2, k)
-        if let scope { try statement.bind(3, scope) }
-        var out: [(String, Int, Double)] = []
-        while try statement.step() {
-            out.append((statement.text(0), statement.int(1), statement.double(2)))
-        }
+        try statement.bind(3, scope)
+        while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
         return out
     }
 }

@@ -1,0 +1,212 @@
+// ib-search's library on real SQLite files with the real model (all-MiniLM-L6-v2):
+// query preprocessing, snippets, hybrid/text/vector search, CJK, and the
+// no-spoiler page limits inside both scans.
+import XCTest
+import IBCore
+import IBModel
+import IBStore
+@testable import IBSearch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class QueryTextTests: XCTestCase {
+    func testTermsDropStopwordsAndStem() {
+        let terms = QueryText.terms("What did Holmes observe about the stepfather's spectacles?")
+        XCTAssertEqual(terms.map(\.text), ["holm", "observ", "stepfath", "spectacl"])
+        XCTAssertTrue(terms.allSatisfy(\.prefix))
+        XCTAssertEqual(QueryText.terms("the hat").map(\.text), ["hat"])
+        XCTAssertFalse(QueryText.terms("the hat")[0].prefix)
+        // Only stopwords: they are kept rather than searching for nothing.
+        XCTAssertEqual(QueryText.terms("to be or not to be").map(\.text), ["to", "be", "or", "not"])
+    }
+
+    func testCJKBecomesBigrams() {
+        let terms = QueryText.terms("福尔摩斯的推理")
+        XCTAssertEqual(terms.map(\.text), ["福尔", "尔摩", "摩斯", "斯的", "的推", "推理"])
+        XCTAssertTrue(terms.allSatisfy(\.isCJK))
+        XCTAssertEqual(QueryText.terms("猫").first, QueryTerm(text: "猫", prefix: true, isCJK: true))
+    }
+
+    func testMatchExpressionQuotesEverything() {
+        let e = QueryText.matchExpression(QueryText.terms("speckled \"band\" NEAR( OR AND*"))
+        XCTAssertEqual(e, "\"speckl\"* OR \"band\" OR \"near\"")   // "or" and "and" are stopwords
+        XCTAssertNil(QueryText.matchExpression([]))
+    }
+
+    func testSnippetMarksTermsAndCuts() {
+        let words = (1...100).map { "w\($0)" }.joined(separator: " ")
+        let text = words + " the speckled band!\nIt was the   band. " + words
+        let s = Snippet.make(text, terms: QueryText.terms("speckled bands"), words: 12)
+        XCTAssertTrue(s.contains("«speckled» «band»"), s)
+        XCTAssertTrue(s.hasPrefix("…") && s.hasSuffix("…"), s)
+        XCTAssertFalse(s.contains("\n"))
+        let cjk = Snippet.make("我们在伦敦的贝克街见面。", terms: QueryText.terms("贝克街"))
+        XCTAssertEqual(cjk, "我们在伦敦的«贝克街»见面。")
+        XCTAssertEqual(Snippet.make("no match here", terms: QueryText.terms("zebra")), "no match here")
+    }
+}
+
+final class SearchEngineTests: XCTestCase {
+    nonisolated(unsafe) static var encoder: SentenceEncoder?
+    var directory = ""
+
+    override func setUp() {
+        var template = Array("/tmp/ibsearch-test-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    override func tearDown() {
+        _ = system("rm -rf '\(directory)'")
+    }
+
+    func model() throws -> SentenceEncoder {
+        if let e = Self.encoder { return e }
+        let dir = Config.modelDirectory()
+        guard FileSystem.isDirectory(dir) else { throw XCTSkip("no model at \(dir): run scripts/fetch-model") }
+        let e = try SentenceEncoder(directory: dir)
+        Self.encoder = e
+        return e
+    }
+
+    // Passages with their pages; chunk 3 spans pages 5-6.
+    static let english: [(start: Int, end: Int, text: String)] = [
+        (1, 1, "Mr. Sherlock Holmes sat at breakfast in Baker Street and read the morning paper with great care."),
+        (2, 3, "The governess was told she must cut her chestnut hair quite short before she could take the post."),
+        (3, 4, "A great goose was bought at the market for Christmas, and a brilliant blue stone was found in its crop."),
+        (5, 6, "The speckled band was a swamp adder, the deadliest snake in India, sent through the ventilator."),
+        (6, 6, "The engineer lost his thumb when he escaped from the hydraulic press in the old house."),
+        (7, 8, "Watson observed that the banker had brought the beryl coronet as security for a loan of fifty thousand pounds."),
+    ]
+    static let chinese: [(start: Int, end: Int, text: String)] = [
+        (1, 1, "清晨的集市上人来人往，卖菜的老人把新鲜的白菜摆得整整齐齐。"),
+        (2, 2, "侦探在雨夜里仔细检查了花园里的脚印，发现凶手穿着一双很旧的皮靴。"),
+        (3, 3, "图书馆的管理员每天下午都会给孩子们讲一个关于月亮和兔子的故事。"),
+    ]
+
+    func records(_ title: String, _ authors: [String], _ passages: [(start: Int, end: Int, text: String)], encoder: SentenceEncoder) -> [Record] {
+        let sha = SHA256.hex(title)
+        let id = BookRecord.id(forSHA256: sha)
+        let pageCount = passages.map(\.end).max()!
+        var out: [Record] = [.book(BookRecord(id: id, title: title, authors: authors, language: nil, format: "txt",
+                                              source: "/books/\(title)", sha256: sha, pageCount: pageCount))]
+        for p in 1...pageCount {
+            out.append(.page(PageRecord(bookID: id, page: p, label: "\(p + 10)", text: "page \(p)")))
+        }
+        let vectors = encoder.embed(passages.map(\.text))
+        for (i, p) in passages.enumerated() {
+            var chunk = ChunkRecord(bookID: id, index: i, startPage: p.start, endPage: p.end, startOffset: 0, endOffset: 0,
+                                    tokenCount: 10, text: p.text)
+            chunk.embedding = vectors[i]
+            chunk.model = encoder.modelID
+            out.append(.chunk(chunk))
+        }
+        return out
+    }
+
+    func makeLibrary() throws -> (Library, SearchEngine, english: String, chinese: String) {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/library.db")
+        let indexer = Indexer(library: library)
+        let en = records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], Self.english, encoder: encoder)
+        let zh = records("侦探故事集", ["无名氏"], Self.chinese, encoder: encoder)
+        for r in en + zh { try indexer.add(r) }
+        try indexer.finish()
+        func id(_ rs: [Record]) -> String { if case .book(let b) = rs[0] { return b.id }; return "" }
+        return (library, SearchEngine(library: library, encoder: encoder), id(en), id(zh))
+    }
+
+    func texts(_ results: [SearchResult]) -> [String] { results.map(\.text) }
+
+    func testHybridFindsParaphrase() throws {
+        let (_, engine, en, _) = try makeLibrary()
+        for mode in SearchMode.allCases {
+            let r = try engine.search(SearchQuery(text: "venomous serpent", k: 2, mode: mode, candidates: 10))
+            if mode == .text { XCTAssertTrue(r.isEmpty, "no shared word: \(texts(r))"); continue }
+            XCTAssertEqual(r.first?.chunkIndex, 3, "\(mode): \(texts(r))")
+            XCTAssertEqual(r.first?.bookID, en)
+        }
+        let r = try engine.search(SearchQuery(text: "who cut her hair short", k: 1, mode: .hybrid))
+        XCTAssertEqual(r.first?.chunkIndex, 1)
+        XCTAssertEqual(r.first?.startLabel, "12")
+        XCTAssertEqual(r.first?.endLabel, "13")
+        XCTAssertTrue(r.first?.snippet.contains("«hair»") == true, r.first?.snippet ?? "")
+        XCTAssertEqual(r.first?.textRank, 1)
+        XCTAssertNotNil(r.first?.vectorRank)
+        XCTAssertNotNil(r.first?.fusedScore)
+    }
+
+    func testUnsegmentedChineseQuery() throws {
+        let (_, engine, _, zh) = try makeLibrary()
+        for mode in [SearchMode.text, .hybrid] {
+            // Not a substring of the passage: the words are in another order.
+            let r = try engine.search(SearchQuery(text: "侦探检查脚印", k: 1, mode: mode))
+            XCTAssertEqual(r.first?.bookID, zh, "\(mode)")
+            XCTAssertEqual(r.first?.chunkIndex, 1, "\(mode)")
+            XCTAssertTrue(r.first?.snippet.contains("«侦探»") == true, r.first?.snippet ?? "")
+        }
+    }
+
+    func testChunkSpanningPagesIsHiddenUntilItsLastPage() throws {
+        let (library, engine, en, _) = try makeLibrary()
+        for mode in SearchMode.allCases {
+            let at5 = try engine.search(SearchQuery(text: "speckled band swamp adder snake", books: [en], pageLimit: .page(5), k: 10, mode: mode))
+            XCTAssertFalse(at5.contains { $0.chunkIndex == 3 }, "\(mode) leaked pages 5-6 at page 5")
+            XCTAssertTrue(at5.allSatisfy { $0.endPage <= 5 })
+            let at6 = try engine.search(SearchQuery(text: "speckled band swamp adder snake", books: [en], pageLimit: .page(6), k: 10, mode: mode))
+            XCTAssertEqual(at6.first?.chunkIndex, 3, "\(mode)")
+        }
+        // The reading position applies by default, and .none lifts it.
+        try library.setPage(bookID: en, page: 5)
+        for mode in SearchMode.allCases {
+            let r = try engine.search(SearchQuery(text: "speckled band swamp adder", k: 10, mode: mode))
+            XCTAssertFalse(r.contains { $0.bookID == en && $0.endPage > 5 }, "\(mode)")
+            let all = try engine.search(SearchQuery(text: "speckled band swamp adder", pageLimit: .none, k: 10, mode: mode))
+            XCTAssertTrue(all.contains { $0.chunkIndex == 3 && $0.bookID == en }, "\(mode)")
+        }
+    }
+
+    func testFilterInsideTheScanStillReturnsK() throws {
+        let (_, engine, en, _) = try makeLibrary()
+        // Three chunks end on or before page 4; all three come back, whatever the query's nearest chunks are.
+        for mode in [SearchMode.vector, .hybrid] {
+            let r = try engine.search(SearchQuery(text: "hydraulic press engineer thumb", books: [en], pageLimit: .page(4), k: 3, mode: mode, candidates: 3))
+            XCTAssertEqual(Set(r.map(\.chunkIndex)), [0, 1, 2], "\(mode)")
+        }
+    }
+
+    func testNothingFound() throws {
+        let (_, engine, _, _) = try makeLibrary()
+        XCTAssertTrue(try engine.search(SearchQuery(text: "xylophone quasar", k: 5, mode: .text)).isEmpty)
+        XCTAssertTrue(try engine.search(SearchQuery(text: "!!!", k: 5, mode: .text)).isEmpty)
+    }
+
+    func testBooksQuotesAndNotes() throws {
+        let (library, engine, en, zh) = try makeLibrary()
+        XCTAssertEqual(try engine.searchBooks("sher hol").first?.book.id, en)
+        XCTAssertEqual(try engine.searchBooks("conan").first?.book.id, en)
+        XCTAssertEqual(try engine.searchBooks("侦探").first?.book.id, zh)
+        XCTAssertEqual(try engine.searchBooks("Adventurs of Sherlok").first?.book.id, en)   // typos: fuzzy
+        XCTAssertTrue(try engine.searchBooks("zebra").isEmpty)
+        try library.db.run("INSERT INTO quotes (book_id, text, page, created_at) VALUES (?, 'You see, but you do not observe.', 12, '2026-01-01T00:00:00Z')", en)
+        try library.db.run("INSERT INTO notes (book_id, text, page, kind, created_at) VALUES (?, 'Why does Holmes keep the photograph?', 20, 'question', '2026-01-01T00:00:00Z')", en)
+        let q = try engine.searchNotes("observing", kind: .quote)
+        XCTAssertEqual(q.first?.text, "You see, but you do not observe.")
+        XCTAssertTrue(q.first?.snippet.contains("«observe»") == true)
+        XCTAssertEqual(try engine.searchNotes("photographs", kind: .note).first?.noteKind, "question")
+        XCTAssertTrue(try engine.searchNotes("photograph", kind: .note, books: [zh]).isEmpty)
+    }
+
+    func testRenderJSON() throws {
+        let (_, engine, _, _) = try makeLibrary()
+        let r = try engine.search(SearchQuery(text: "goose blue stone", pageLimit: .none, k: 1, mode: .hybrid))
+        let json = Render.json(r[0], explain: true)
+        XCTAssertEqual(json["type"]?.stringValue, "result")
+        XCTAssertEqual(json["chunk_id"]?.stringValue, r[0].chunkID)
+        XCTAssertEqual(json["start_page"]?.intValue, 3)
+        for key in ["rank", "score", "book_id", "title", "end_page", "text", "snippet", "vector_rank", "text_rank", "fused_score"] {
+            XCTAssertNotNil(json[key], key)
+        }
+        XCTAssertNil(Render.json(r[0], explain: false)["vector_rank"])
+    }
+}

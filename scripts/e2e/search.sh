@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# ib-search end to end, with the real tools and model:
+#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.9,
+#    when hybrid does not beat both text and vector, or when a reading position
+#    lets a hidden passage or any later page through;
+#  - an unsegmented Chinese query finds its passage (text and hybrid);
+#  - a chunk spanning pages 5-6 is hidden at page 5 (--page and the reading
+#    position), shown at 6 and with --all-pages, in every mode;
+#  - nothing found: no output, exit 0; empty library: stderr, exit 0; no library: exit 1;
+#  - --kind books; --help and the man page list the same options.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+export IB_DB="$tmp/library.db"
+
+# --- CJK
+ib-parse "$root/shared/fixtures/eval/chinese.txt" | ib-chunk --size 64 | ib-embed | ib-index -q || fail "indexing chinese.txt"
+for mode in text hybrid; do
+  out=$(ib-search --json -k 1 --mode "$mode" "侦探检查脚印皮靴")
+  echo "$out" | grep -q "花园里的脚印" || fail "CJK ($mode): the footprint passage was not first: $out"
+  echo "$out" | grep -q "«" || fail "CJK ($mode): no marked term in the snippet"
+done
+out=$(ib-search --json -k 1 --mode text "月亮兔子故事")
+echo "$out" | grep -q "月亮和兔子的故事" || fail "CJK: the moon-rabbit passage was not found"
+
+# --- spoilers: a hand-made book whose chunk 1 spans pages 5-6
+python3 - "$tmp/book.jsonl" <<'EOF'
+import json, sys
+texts = ["The butler polished the silver in the pantry on a quiet morning.",
+         "The gardener confessed that he had buried the stolen emerald necklace under the rose bushes.",
+         "On the last page the detective walked home through the fog."]
+book = {"type": "book", "id": "00112233aabbccdd", "title": "Spoiler Test", "authors": ["Ann Author"], "language": "en",
+        "format": "text", "source": "/tmp/spoiler.txt", "sha256": "00112233aabbccdd" + "0" * 48, "page_count": 8}
+out = [book] + [{"type": "page", "book_id": book["id"], "page": p, "label": str(p + 100), "section_index": None,
+                 "section_title": None, "text": f"page {p}"} for p in range(1, 9)]
+spans = [(1, 4), (5, 6), (7, 8)]
+for i, (t, (a, b)) in enumerate(zip(texts, spans)):
+    out.append({"type": "chunk", "book_id": book["id"], "index": i, "start_page": a, "end_page": b,
+                "start_offset": 0, "end_offset": 0, "token_count": 20, "text": t})
+open(sys.argv[1], "w").write("".join(json.dumps(r) + "\n" for r in out))
+EOF
+ib-embed < "$tmp/book.jsonl" | ib-index -q || fail "indexing the spoiler book"
+q="where was the emerald necklace hidden"
+for mode in text vector hybrid; do
+  [ -z "$(ib-search --json --mode "$mode" --book "Spoiler Test" --page 5 "$q" | grep emerald)" ] || fail "$mode: pages 5-6 leaked at --page 5"
+  ib-search --json --mode "$mode" --book "Spoiler Test" --page 6 "$q" | grep -q emerald || fail "$mode: not found at --page 6"
+done
+ib-index set-page "Spoiler Test" 5 >/dev/null || fail "set-page"
+for mode in text vector hybrid; do
+  out=$(ib-search --json --mode "$mode" -k 20 "$q")
+  [ -z "$(echo "$out" | grep emerald)" ] || fail "$mode: the reading position (5) let pages 5-6 through"
+  echo "$out" | grep -q '"end_page":[78]' && echo "$out" | grep -q 00112233aabbccdd && fail "$mode: pages 7-8 leaked"
+  ib-search --json --mode "$mode" --all-pages "$q" | grep -q emerald || fail "$mode: --all-pages did not lift the position"
+done
+ib-search --json --all-pages -k 1 "$q" | grep -q '"start_label":"105","end_label":"106"' || fail "page labels missing"
+ib-index set-page "Spoiler Test" 0 >/dev/null
+
+# --- nothing found, books, bad BOOK, empty and missing libraries
+out=$(ib-search --json --mode text "xylophonequasar"); rc=$?
+[ $rc -eq 0 ] && [ -z "$out" ] || fail "a query that finds nothing: exit $rc, output '$out'"
+ib-search --json --kind books "spoil tes" | grep -q '"kind":"book".*"title":"Spoiler Test"' || fail "--kind books"
+ib-search --book "no such book at all" "x" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || fail "unknown --book: exit $rc, expected 1"
+ib-search --bogus x >/dev/null 2>&1; [ $? -eq 2 ] || fail "an unknown option is not exit 2"
+ib-index --db "$tmp/empty.db" stats >/dev/null 2>&1
+err=$(ib-search --db "$tmp/empty.db" "anything" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 0 ] && echo "$err" | grep -q "no books" || fail "empty library: exit $rc, stderr '$err'"
+ib-search --db "$tmp/missing.db" "anything" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing library is not exit 1"
+[ ! -e "$tmp/missing.db" ] || fail "ib-search created a library"
+
+# --- docs: every long option of --help is in the man page, and the reverse
+help_opts=$(ib-search --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+man_opts=$(grep -o -- '\\-\\-[a-z][a-z\\-]*' "$root/man/man1/ib-search.1" | sed 's/\\//g' | sort -u)
+[ "$help_opts" = "$man_opts" ] || fail "--help and man/man1/ib-search.1 list different options: $(diff <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')"
+
+# --- the evaluation: recall@5 per mode on the sample books
+if [ -z "${IB_E2E_SKIP_EVAL:-}" ]; then
+  "$root/scripts/eval/search" --check --verbose || fail "evaluation (scripts/eval/search --check)"
+fi
+
+[ $status -eq 0 ] && echo "e2e search: ok"
+exit $status
