@@ -135,13 +135,17 @@ public final class Database {
 
     // MARK: statements
 
-    /// A prepared statement, cached by its SQL text. Reset before it is returned.
+    /// A prepared statement, cached by its SQL text. Reset before it is returned, so
+    /// do not prepare the same SQL again while iterating over its rows.
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = cache[sql] {
             statement.reset()
             return statement
         }
         let statement = try Statement(database: self, sql: sql)
+        // Generated SQL (IN lists of varying length) must not grow the cache without bound;
+        // statements still held by a caller stay alive until released.
+        if cache.count >= 256 { cache.removeAll() }
         cache[sql] = statement
         return statement
     }

@@ -58,6 +58,9 @@ runTool("ib-index") {
 
     switch command {
     case "store":
+        if positionals.isEmpty && Terminal.stdinIsTerminal {
+            throw IBError.usage("no records: pipe them in (ib-parse FILE | ib-chunk | ib-embed | ib-index) or give FILEs")
+        }
         let started = Timestamp.monotonic()
         let library = try Library.open(path: args.value("db"))
         let indexer = Indexer(library: library)
