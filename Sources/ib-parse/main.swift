@@ -10,27 +10,36 @@ let help = """
 Usage: ib-parse [OPTIONS] FILE|URL|- ...
 
 Write one `book` record, then its `page` records, for each input, as JSON Lines
-on stdout. Inputs are processed in order; an input that fails is reported on
-stderr and skipped (none of its records are written), the others go on.
+on stdout (see ib(7)). Inputs are processed in order; an input that fails gets
+one line on stderr ("ib-parse: INPUT: message") and none of its records are
+written; the other inputs go on. `-` reads stdin.
 
-Formats, detected from the content (not only the extension):
-  text      UTF-8 (BOM accepted), UTF-16 with a BOM; CRLF and CR become LF
-  markdown  CommonMark + GFM tables; headings start sections
-  html      all visible text; <title> and <meta name="author">; headings start sections
-  pdf       one page per physical page, printed page labels, hyphenation joined
-  epub      EPUB 2 and 3, spine order; print pages from page-list/pageList
-  docx      paragraphs and tables; headings start sections; page breaks
-  URL       http(s): format from Content-Type (HTML, text, Markdown, PDF, EPUB)
+Formats, detected from the content (magic bytes, the ZIP's mimetype or
+[Content_Types].xml, HTML markup), not only from the extension:
+  text      UTF-8 (BOM accepted), UTF-16 LE/BE with a BOM; CRLF and CR become LF;
+            other bytes are an error naming the byte offset (see --encoding)
+  markdown  cmark-gfm to plain text; front matter title/authors; headings start sections
+  html      all visible text (no script/style/template/noscript/head); <title>,
+            <meta name="author">; headings start sections
+  pdf       one page per physical page, printed page labels, line-end hyphenation
+            joined, document info, outline sections; password_protected error
+  epub      EPUB 2 and 3 in spine order; print pages from the nav page-list or NCX
+            pageList; section = spine index + TOC title; drm_protected error
+            (font obfuscation alone is not DRM)
+  docx      paragraphs, tables (cells " | ", a row per line), footnotes; headings
+            by style name or outline level start sections; page breaks
+  URL       http(s) only: timeout, size cap, at most 5 redirects; format from
+            Content-Type; title from the document, else the last path segment
 
-Pages: a format's own pages where it has them (PDF pages, EPUB print pages,
-DOCX page breaks); otherwise estimated pages of about 2,000 characters, cut at
-a paragraph or line break near the target, else at a space, never inside a
-word. A section (chapter, spine document or heading) starts a new page; each
-page carries section_index and section_title.
+Pages: a format's own pages where it has them (PDF pages, EPUB print pages, DOCX
+page breaks); otherwise estimated pages of about 2,000 characters, cut at a
+paragraph or line break near the target, else at a space, never inside a word;
+the white space at a cut is dropped. A section (chapter: EPUB spine document,
+heading, PDF outline entry) starts a new page; each page carries section_index
+and section_title (null for plain text).
 
 Options:
   -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx
-                         (needed for - only when detection cannot tell)
       --title TITLE      the book's title (default: the document's, else the file name)
       --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
       --page-chars N     target characters per estimated page (default 2000)
@@ -39,9 +48,11 @@ Options:
   -h, --help             show this help
       --version          show the version
 
-Exit status: 0 all inputs parsed; 1 an input failed (drm_protected,
-password_protected, corrupt, unsafe, unreadable); 2 usage error;
-4 network failure fetching a URL.
+Environment: IB_PARSE_JOBS  worker processes for PDF pages (default: CPUs, at most 4)
+
+Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
+unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
+4 every failed input was a URL that could not be fetched.
 """
 
 runTool("ib-parse") {
