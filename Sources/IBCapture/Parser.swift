@@ -458,7 +458,8 @@ public struct CaptureParser: Sendable {
             let keywordish = next == nil || next == ":" || next == " " || next == "(" || next == "-" || next == "," || next == "：" || next == "["
             if keywordish {
                 let singleLetter = first.count <= 2
-                if first == "q" && next == ":" && (s.hasSuffix("?") || s.hasSuffix("？")) {
+                let unquoted = Text.strip(s, ["\"", "”", "'", "’", "」", " "])
+                if first == "q" && next == ":" && (unquoted.hasSuffix("?") || unquoted.hasSuffix("？")) {
                     return keywordCapture(.question, afterFirst)
                 }
                 if (!singleLetter || next == ":") && Fuzzy.isKeyword(first, CaptureParser.quoteWords) && !(first == "line" && next != ":") {
@@ -556,6 +557,15 @@ public struct CaptureParser: Sendable {
         }
         parseHeader(header, into: &c)
         content = Text.strip(content, [" ", "-", "—", "–"])
+        // "Note: p. 12 - text": a page right at the start of the content.
+        if c.page == nil, let f = CaptureParser.findPage(Array(content)), f.range.lowerBound == 0 {
+            let after = Text.trim(String(Array(content)[f.range.upperBound...]))
+            let rest = Text.strip(after, [" ", "-", "—", "–", ":", "：", ",", ")", "）"])
+            if !rest.isEmpty, let sep = after.first, "-—–:：,)）".contains(sep) { c.page = f.value; c.pageEnd = f.end; content = rest }
+        }
+        if intent == .question, let q = CaptureParser.quoted(content), Text.trim(q.before).isEmpty, Text.trim(q.after).isEmpty {
+            content = Text.trim(q.inside)
+        }
         if intent == .quote, let q = CaptureParser.quoted(content), Text.trim(q.before).isEmpty {
             c.text = Text.trim(q.inside)
             applyTrailingMeta(q.after, to: &c)
@@ -754,6 +764,9 @@ public struct CaptureParser: Sendable {
     func parseProgress(_ s: String) -> Capture? {
         var body = CaptureParser.strip(s)
         var lower = body.lowercased()
+        for p in ["progress: ", "progress ", "update: ", "today: ", "today - ", "reading: ", "status: ", "log: "] where lower.hasPrefix(p) {
+            body = String(body.dropFirst(p.count)); lower = body.lowercased(); break
+        }
         for p in ["today i ", "today, i ", "i just ", "just ", "i finally ", "finally ", "i ", "i've ", "ive ", "have ", "today ", "yesterday i ", "yay ", "yay, ", "woohoo "] where lower.hasPrefix(p) {
             body = String(body.dropFirst(p.count)); lower = body.lowercased()
         }
@@ -1007,9 +1020,9 @@ public struct CaptureParser: Sendable {
             }
             return c
         }
-        // Progress.
+        // Progress. Spaces around digits do not matter here: "读了 20 页".
         var c = Capture(intent: .progress)
-        let p = plain
+        let p = CaptureParser.compactDigits(plain)
         // 读完了《X》, 看完《X》, 《X》读完了
         if containsAny(p, ["读完", "看完", "读毕", "已读完", "完成了"]) != nil && containsAny(p, ["前读完", "之前读完", "页"]) == nil {
             c.finished = true
@@ -1045,7 +1058,9 @@ public struct CaptureParser: Sendable {
             return c
         }
         // 读到第120页, 看到120页, 在第88页, 第88页, 《X》第120页
-        if let f = CaptureParser.findPage(Array(s)) {
+        let sc = CaptureParser.compactDigits(s)
+        if let f = CaptureParser.findPage(Array(sc)) {
+            let s = sc
             let before = CaptureParser.removeBrackets(String(Array(s)[..<f.range.lowerBound]))
             var b = Text.trim(before)
             for w in ["我", "今天", "已经", "现在", "目前", "刚", "才"] where b.hasPrefix(w) { b = String(b.dropFirst(w.count)) }
@@ -1111,6 +1126,21 @@ public struct CaptureParser: Sendable {
             c.books = CaptureParser.splitBooks(rest)
         }
         return c
+    }
+
+    /// Drops spaces next to digits or Chinese characters: "读了 20 页" -> "读了20页".
+    static func compactDigits(_ s: String) -> String {
+        let chars = Array(s)
+        var out: [Character] = []
+        for (i, c) in chars.enumerated() {
+            if c == " ", let prev = out.last, i + 1 < chars.count {
+                let next = chars[i + 1]
+                let a = Text.isDigit(prev) || Text.isCJK(prev), b = Text.isDigit(next) || Text.isCJK(next)
+                if a && b && (Text.isDigit(prev) || Text.isDigit(next)) { continue }
+            }
+            out.append(c)
+        }
+        return String(out)
     }
 
     static func removeBrackets(_ s: String) -> String {
