@@ -69,6 +69,8 @@ final class TitleMatcherTests: XCTestCase {
         ("枪炮、病菌与钢铁", ["贾雷德·戴蒙德"]),
         ("Walden", ["Henry David Thoreau"]),
         ("Walden Two", ["B. F. Skinner"]),
+        ("Norwegian Wood 挪威的森林", ["Haruki Murakami"]),
+        ("Le Petit Prince 小王子", ["Antoine de Saint-Exupéry"]),
     ]
 
     static func matcher() -> TitleMatcher {
@@ -179,6 +181,12 @@ final class TitleMatcherTests: XCTestCase {
         ("道德经", .book("道德经")),
         ("枪炮病菌与钢铁", .book("枪炮、病菌与钢铁")),
         ("《枪炮、病菌与钢铁》", .book("枪炮、病菌与钢铁")),
+        // mixed-language titles
+        ("挪威的森林", .book("Norwegian Wood 挪威的森林")),
+        ("《挪威的森林》", .book("Norwegian Wood 挪威的森林")),
+        ("norwegian wood", .book("Norwegian Wood 挪威的森林")),
+        ("Norwegain Wood", .book("Norwegian Wood 挪威的森林")),
+        ("小王子", .book("Le Petit Prince 小王子")),
         // full-width forms
         ("ＤＵＮＥ", .book("Dune")),
         // nothing there
@@ -218,6 +226,40 @@ final class TitleMatcherTests: XCTestCase {
         if !failures.isEmpty || !wrong.isEmpty { print((wrong + failures).joined(separator: "\n")) }
         XCTAssertEqual(wrong, [], "a wrong book was chosen")
         XCTAssertEqual(failures, [])
+    }
+
+    /// Every title, mangled the way people type (case, lost accents, no article, one typo
+    /// in its longest word, a transposition): the right book or an ambiguity, never another book.
+    func testTyposOfEveryTitleNeverPickAnotherBook() {
+        let m = Self.matcher()
+        var wrong: [String] = []
+        var right = 0, ambiguous = 0, missed = 0
+        func variants(_ title: String) -> [String] {
+            var out = [title.lowercased(), title.uppercased()]
+            let words = title.split(separator: " ").map(String.init)
+            if words.count > 1, ["the", "a", "an", "le", "la", "der", "die", "das"].contains(words[0].lowercased()) {
+                out.append(words.dropFirst().joined(separator: " "))
+            }
+            if let longest = words.indices.max(by: { words[$0].count < words[$1].count }), words[longest].count >= 6 {
+                var w = Array(words[longest])
+                var deleted = words; deleted[longest] = String(w[0..<3] + w[4...]); out.append(deleted.joined(separator: " "))
+                w.swapAt(2, 3)
+                var swapped = words; swapped[longest] = String(w); out.append(swapped.joined(separator: " "))
+            }
+            return out
+        }
+        for (title, _) in Self.library {
+            for q in variants(title) {
+                switch m.match(q) {
+                case .unique(let got): if got.title == title { right += 1 } else { wrong.append("'\(q)' (from \(title)) -> \(got.title)") }
+                case .ambiguous(let got): if got.contains(where: { $0.title == title }) { ambiguous += 1 } else { wrong.append("'\(q)' -> ambiguous without \(title)") }
+                case .none: missed += 1
+                }
+            }
+        }
+        print("title variants: \(right) right, \(ambiguous) ambiguous, \(missed) not found, \(wrong.count) wrong")
+        XCTAssertEqual(wrong, [])
+        XCTAssertGreaterThan(right, 4 * ambiguous)
     }
 
     func testAuthorBreaksTies() {
