@@ -19,6 +19,7 @@ public enum AskCommand {
     Options:
       -b, --book BOOK         the book: id, id prefix or title (default: the only book)
           --page PAGE         the reader's page (label or number) instead of the stored one
+          --all-pages         use the whole book, ignoring the reading position (spoilers!)
           --provider NAME     anthropic, openai, ollama or extractive (default: $IB_PROVIDER,
                               else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive)
           --model NAME        the provider's model (default: $IB_MODEL or the provider's default)
@@ -46,7 +47,7 @@ public enum AskCommand {
     """
 
     static var options: [Arguments.Option] { [
-        .init("book", short: "b", takesValue: true), .init("page", takesValue: true),
+        .init("book", short: "b", takesValue: true), .init("page", takesValue: true), .init("all-pages"),
         .init("provider", takesValue: true), .init("model", takesValue: true),
         .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
         .init("no-tools"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
@@ -105,7 +106,9 @@ public enum AskCommand {
             book = try BookLookup.resolveBook(library, args.value("book"))
             conversationID = ConversationStore.newID()
         }
-        let context = try BookLookup.context(library.db, book: book, pageOverride: args.value("page"))
+        if args.has("all-pages") && args.value("page") != nil { throw IBError.usage("--page and --all-pages cannot be used together") }
+        var context = try BookLookup.context(library.db, book: book, pageOverride: args.value("page"))
+        if args.has("all-pages") { context.currentPage = nil }
 
         // The provider.
         var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"))

@@ -177,5 +177,15 @@ expect4 "missing key" "ANTHROPIC_API_KEY" ib-ask --provider anthropic "Q?"
 
 ib-ask --provider nope "Q" >/dev/null 2>&1; [ $? -eq 2 ] || fail "an unknown provider is a usage error"
 
+# 5. An interactive session when stdin is a terminal (script gives it one).
+if command -v script >/dev/null; then
+  printf 'Who is Irene Adler?\n\n' > "$tmp/tty-in"
+  before=$(q "SELECT count(*) FROM conversations")
+  timeout 60 script -qec "ib-ask" /dev/null < "$tmp/tty-in" > "$tmp/tty-out" 2>&1
+  grep -q 'Ask a question' "$tmp/tty-out" && grep -q '^> *Extractive answer' "$tmp/tty-out" || fail "interactive session: $(cat "$tmp/tty-out")"
+  [ "$(q "SELECT count(*) FROM conversations")" = $((before + 1)) ] || fail "interactive turn not stored"
+  ok "interactive session on a terminal"
+fi
+
 if [ $failures -eq 0 ]; then echo "ask.sh: all passed" >&2; exit 0; fi
 echo "ask.sh: $failures failure(s)" >&2; exit 1
