@@ -41,6 +41,38 @@ public enum CaptureTool {
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
         """
 
+    public static let helpChinese = """
+        用法：ib-capture [选项] 一行文字...          记录一行（多个词合成一行）
+              ib-capture [选项] < 文件               每行记录一条
+              ib-capture status [--json] [--format text|json|waybar] [--private]
+              ib-capture export --format markdown|json|csv
+              ib-capture import 文件.csv             （Readwise CSV）
+
+        把一行自然语言（中文或英文）解析成一条记录，以 JSON 输出到标准输出并存入书库。
+
+          摘录 第47页：「…」   「…」——《沉思录》第12页   笔记：…   关于第3章的想法：…
+          问题：…？   正在读《人类简史》   想读《奥德赛》   读了20页   读到第120页
+          读完了《人类简史》   计划：2027年1月31日前读完《人类简史》   #标签
+          Quote p. 47: "..."   Note: ...   Reading Sapiens by Harari   read 20 pages
+          on page 120 of Meditations   finished Sapiens   Plan: finish X by 2027-01-31
+
+        选项：
+          --db 路径        书库（默认：$IB_DB，然后 $XDG_DATA_HOME/ib/library.db）
+          --dry-run        只解析并输出解析结果，不保存（不需要书库）
+          --json           书名有歧义时，把候选以 JSON 输出到标准输出
+          --create         书库中没有这本书时直接添加，而不是报错
+          --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
+          --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期
+          --now 时间       以该时间（ISO-8601）为现在（用于测试）
+          --format F       status：text、json、waybar；export：markdown、json、csv
+          --private        status：隐藏摘录和笔记的文字
+          -h, --help       本帮助；  --version  版本
+
+        退出码：0 已保存，1 错误（无法理解、书库中没有这本书），2 用法错误，
+        3 书名有歧义（未写入任何内容，列出候选）。
+        消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
+        """
+
     static var options: [Arguments.Option] { [
         .init("db", takesValue: true), .init("dry-run"), .init("json"), .init("create"), .init("ask"),
         .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
@@ -49,7 +81,7 @@ public enum CaptureTool {
 
     public static func main(_ argv: [String]) throws {
         let args = try Arguments(argv, options: options)
-        if args.has("help") { OutputStream.standardOutput.write(help + "\n"); return }
+        if args.has("help") { OutputStream.standardOutput.write((Messages.current == .zh ? helpChinese : help) + "\n"); return }
         if args.has("version") { OutputStream.standardOutput.write("ib-capture \(ibVersion)\n"); return }
         var opts = CaptureOptions()
         opts.dryRun = args.has("dry-run")
@@ -57,11 +89,11 @@ public enum CaptureTool {
         opts.create = args.has("create")
         opts.ask = args.has("ask")
         if let t = args.value("now") {
-            guard let s = Timestamp.parse(t) else { throw IBError.usage("--now needs an ISO-8601 time, not '\(t)'") }
+            guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
         }
         if let t = args.value("today") {
-            guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage("--today needs YYYY-MM-DD, not '\(t)'") }
+            guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage(Messages.text("bad_today", t)) }
             opts.today = d
         } else if let t = Config.environment("IB_TODAY"), let d = Day(iso: t) {
             opts.today = d
@@ -87,13 +119,13 @@ public enum CaptureTool {
                 guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
                 try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out)
             default:
-                guard positionals.count == 1 else { throw IBError.usage("import takes one CSV file") }
+                guard positionals.count == 1 else { throw IBError.usage(Messages.text("import_usage")) }
                 let (n, skipped) = try Exporter.importCSV(store, path: positionals[0], now: Timestamp.iso8601(opts.now))
                 printError(Messages.text("imported", n, skipped))
             }
             return
         }
-        if args.value("format") != nil || args.has("private") { throw IBError.usage("--format and --private go with status or export") }
+        if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
         let store = opts.dryRun ? nil : try openStore(args.value("db"))
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {
@@ -108,7 +140,8 @@ public enum CaptureTool {
             if opts.ask { try forwardToAsk(record, out) }
             return
         }
-        if opts.ask { throw IBError.usage("--ask needs the question on the command line") }
+        if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
+        if Terminal.stdinIsTerminal { throw IBError.usage(Messages.text("no_line")) }
         // One capture per stdin line; carry on after a bad line, exit with the worst code.
         var worst: ExitCode = .ok
         var failed = 0, total = 0
