@@ -64,8 +64,18 @@ public final class Asker {
     /// Answers `question` given the conversation so far. `onText` receives the
     /// answer as it streams (the extractive answer arrives in one piece).
     public func ask(_ question: String, history: [Turn], onText: (String) throws -> Void) throws -> AskResult {
-        let window = self.window.select(history, book: book)
-        if window.count < history.count { log?("history: \(window.count) of \(history.count) earlier turns fit the window") }
+        // Earlier turns that saw pages past the reader's current page (asked
+        // with a later --page, or before the position moved back) stay out of
+        // the prompt: their passages and answers could spoil.
+        var safe = history
+        if let page = book.currentPage {
+            safe = history.filter { turn in turn.searches.allSatisfy { $0.maxPage != nil && $0.maxPage! <= page } }
+            if safe.count < history.count {
+                log?("history: \(history.count - safe.count) earlier turn(s) saw pages past p. \(book.display(page)) and are left out")
+            }
+        }
+        let window = self.window.select(safe, book: book)
+        if window.count < safe.count { log?("history: \(window.count) of \(safe.count) earlier turns fit the window") }
         var result: AskResult
         if let provider {
             if provider.supportsTools && !toolsRefused {

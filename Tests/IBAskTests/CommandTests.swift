@@ -184,3 +184,25 @@ final class HistoryWindowTests: XCTestCase {
         XCTAssertTrue(long.hasSuffix("…"))
     }
 }
+
+final class SpoilerHistoryTests: XCTestCase {
+    func testTurnsThatSawLaterPagesAreNotReplayed() throws {
+        let lib = try TestLibrary(currentPage: 4)
+        let server = try TestHTTPServer(script: [Anthropic.answer(["ok"])])
+        defer { server.stop() }
+        let s = try settings("anthropic", server)
+        let asker = Asker(book: try lib.context(), provider: s.makeProvider(), retriever: { FullTextRetriever(db: lib.library.db) })
+        let late = Passage(bookID: lib.bookID, chunkIndex: 4, startPage: 5, endPage: 5, text: "The brass key opened the chapel door.")
+        let history = [
+            Turn(question: "Early?", searches: [StoredSearch(query: "q", maxPage: 3, passages: [])], answer: "Early answer."),
+            Turn(question: "Late?", searches: [StoredSearch(query: "q", maxPage: 6, passages: [late])], answer: "The chapel held the journal."),
+            Turn(question: "Whole book?", searches: [StoredSearch(query: "q", maxPage: nil, passages: [])], answer: "Everything."),
+            Turn(question: "No search?", searches: [], answer: "Plain."),
+        ]
+        _ = try asker.ask("Now?", history: history) { _ in }
+        let body = server.requests[0].bodyText
+        XCTAssertTrue(body.contains("Early answer.") && body.contains("Plain."), body)
+        XCTAssertFalse(body.contains("chapel"), "a turn that saw page 5 must not be replayed at page 4")
+        XCTAssertFalse(body.contains("Everything."), "a turn that searched the whole book must not be replayed")
+    }
+}
