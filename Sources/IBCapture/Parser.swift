@@ -685,7 +685,7 @@ public struct CaptureParser: Sendable {
                                "just started", "picked up", "starting to read", "started to read", "i started", "i'm starting", "re-reading", "rereading", "reading:", "currently:"]
     static let wantWords = ["want to read", "i want to read", "wanna read", "to read", "to-read", "tbr", "wishlist", "want", "would like to read",
                             "i'd like to read", "add to wishlist", "someday read", "i should read", "should read", "must read", "next up", "up next"]
-    static let addWords = ["add", "added", "new book", "bought", "library add", "add book", "buy", "purchased", "borrowed"]
+    static let addWords = ["add", "added", "new book", "bought", "library add", "add book", "book", "new", "buy", "purchased", "borrowed"]
 
     func parseBookIntent(_ s0: String) -> Capture? {
         var s = s0
@@ -705,7 +705,8 @@ public struct CaptureParser: Sendable {
         var bestLen = 0
         for (words, st) in groups {
             for w in words where w.count > bestLen {
-                if lower.hasPrefix(w + " ") || lower.hasPrefix(w + ":") || lower.hasPrefix(w + "：") {
+                let colonOnly = w == "book" || w == "new"
+                if (!colonOnly && lower.hasPrefix(w + " ")) || lower.hasPrefix(w + ":") || lower.hasPrefix(w + "：") {
                     status = st; rest = String(s.dropFirst(w.count)); bestLen = w.count
                 }
             }
@@ -737,7 +738,7 @@ public struct CaptureParser: Sendable {
         if let f = Text.words(body).first, Text.int(f) != nil, Text.words(body).count > 1,
            ["pages", "pp", "page", "more", "%"].contains(Text.words(body)[1].lowercased()) { return nil }
         let bl = body.lowercased()
-        for p in ["reading ", "to read ", "the book ", "book ", "on "] where bl.hasPrefix(p) { body = String(body.dropFirst(p.count)); break }
+        for p in ["reading ", "to read ", "the book ", "book ", "on ", "now: ", "now ", "currently: "] where bl.hasPrefix(p) { body = CaptureParser.strip(String(body.dropFirst(p.count))); break }
         for suffix in [" today", " again", " now", " tonight", " this morning", " yesterday", " at last", " finally", " someday", " soon", " later",
                        " one day", " next", " sometime", " this year", " this week", " this weekend", " next"] where body.lowercased().hasSuffix(suffix) {
             body = String(body.dropLast(suffix.count))
@@ -803,8 +804,14 @@ public struct CaptureParser: Sendable {
             return c
         }
 
-        // percent: "45%", "45 percent", "halfway through"
+        // percent: "45%", "halfway through X"
         let chars = Array(body)
+        for p in ["i'm halfway through", "im halfway through", "i am halfway through", "halfway through", "half way through", "halfway into", "halfway done with", "halfway"]
+            where lower.hasPrefix(p) {
+            c.percent = 50
+            c.book = CaptureParser.bookName(String(body.dropFirst(p.count)))
+            return c
+        }
         if let pi = chars.firstIndex(where: { $0 == "%" || $0 == "％" }) {
             var j = pi
             while j > 0, Text.isDigit(chars[j - 1]) { j -= 1 }
