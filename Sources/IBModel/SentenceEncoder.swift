@@ -39,7 +39,7 @@ public final class SentenceEncoder: @unchecked Sendable {
     private var _truncated = 0
     private var idleWorkspaces: [Workspace] = []
 
-    public static let defaultBatchSize = 16
+    public static let defaultBatchSize = 8
 
     /// How many texts were longer than maxSequenceLength and truncated, since loading.
     public var truncatedCount: Int { lock.withLock { _truncated } }

@@ -19,7 +19,7 @@ Options:
   --text              read one text per line and write an embedding record each
   --encoding ENC      "floats" (default, a JSON array) or "base64"
                       (little-endian float32, base64)
-  --batch N           texts per forward pass (default: 16)
+  --batch N           texts per forward pass (default: 8)
   --threads N         worker threads (default: the number of cores)
   --model-dir DIR     the model folder (default: $IB_MODEL_DIR, else
                       $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
