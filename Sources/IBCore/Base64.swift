@@ -30,6 +30,7 @@ public enum Base64 {
     /// nil when the text is not valid base64.
     public static func decode(_ text: String) -> [UInt8]? {
         let input = Array(text.utf8)
+        let reverse = Self.reverse  // once, not a lazy-global check per character
         guard input.count % 4 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(input.count / 4 * 3)
