@@ -146,7 +146,7 @@ public final class Library {
         if let exact = try book(id: query) { return exact }
         let books = try self.books(all: true)
         let lowered = query.lowercased()
-        if lowered.allSatisfy(\.isHexDigit) {
+        if lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) {
             let byPrefix = books.filter { $0.id.lowercased().hasPrefix(lowered) }
             if byPrefix.count == 1 { return byPrefix[0] }
             if byPrefix.count > 1 { throw Self.ambiguous(query, byPrefix.map { ($0.id, $0.title) }) }

@@ -18,7 +18,7 @@ Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when 
 
 Stores book, page and chunk records (with or without embeddings) and the
 reader's records in the library, one transaction per book; manages the library.
-BOOK is an id, an id prefix, or a title (fuzzy).
+BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
 
 Options:
   --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
