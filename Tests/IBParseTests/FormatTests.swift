@@ -273,3 +273,28 @@ final class PDFTests: XCTestCase {
         XCTAssertEqual(join("trail  \nend\u{0C}"), "trail\nend")
     }
 }
+
+final class NotesTests: XCTestCase {
+    func testDOCXFootnotesFollowTheBody() throws {
+        let dir = TempDir()
+        var zip = ZipWriter()
+        let w = "xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\""
+        zip.add("[Content_Types].xml", "<Types/>")
+        zip.add("word/document.xml", "<w:document \(w)><w:body><w:p><w:r><w:t>Body text.</w:t></w:r><w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p></w:body></w:document>")
+        zip.add("word/footnotes.xml", "<w:footnotes \(w)><w:footnote w:type=\"separator\" w:id=\"-1\"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>"
+                + "<w:footnote w:id=\"1\"><w:p><w:r><w:t>The note words.</w:t></w:r></w:p></w:footnote></w:footnotes>")
+        XCTAssertEqual(try parseFile(dir.write("n.docx", zip.bytes())).1.map(\.text), ["Body text.\n\nThe note words."])
+    }
+
+    func testMarkdownFootnotesKeepTheirWords() throws {
+        let dir = TempDir()
+        let md = "Text with a note.[^1] More.\n\n[^1]: The note words.\n"
+        XCTAssertEqual(try parseFile(dir.write("n.md", md)).1.map(\.text), ["Text with a note. More.\n\nThe note words."])
+    }
+
+    func testXHTMLSelfClosingTitleDoesNotSwallowTheBody() throws {
+        let dir = TempDir()
+        let chapter = "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title/></head><body><p>Body survives.</p><div/><p>After.</p></body></html>"
+        XCTAssertEqual(try parseFile(dir.write("t.epub", makeEPUB(chapters: [("c.xhtml", chapter)]))).1.map(\.text), ["Body survives.\n\nAfter."])
+    }
+}
