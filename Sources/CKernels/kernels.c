@@ -252,17 +252,20 @@ static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, in
 typedef void (*microkernel_t)(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
                               int rows, int cols, const float *bias, int accumulate, int gelu);
 
-/* AVX-512: 12 x 32 (24 zmm accumulators). A is read in place: rows past
+#ifndef MR512
+#define MR512 8
+#endif
+/* AVX-512: MR512 x 32 (2 * MR512 zmm accumulators; 8 rows keep every row pointer in a register). A is read in place: rows past
  * `rows` repeat the last row (computed, never stored). */
 AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
                                       int rows, int cols, const float *bias, int accumulate, int gelu) {
-    const float *a[12];
-    for (int r = 0; r < 12; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
-    __m512 c[12][2];
-    for (int r = 0; r < 12; r++) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
+    const float *a[MR512];
+    for (int r = 0; r < MR512; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
+    __m512 c[MR512][2];
+    for (int r = 0; r < MR512; r++) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
     for (int k = 0; k < kc; k++) {
         __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
-        for (int r = 0; r < 12; r++) {
+        for (int r = 0; r < MR512; r++) {
             __m512 x = _mm512_set1_ps(a[r][k]);
             c[r][0] = _mm512_fmadd_ps(x, b0, c[r][0]);
             c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
@@ -273,7 +276,7 @@ AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const flo
     __mmask16 m1 = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
     __m512 bias0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
     __m512 bias1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
-    for (int r = 0; r < 12; r++) {
+    for (int r = 0; r < MR512; r++) {
         if (r >= rows) break;
         float *row = C + (size_t)r * ldc;
         __m512 v0 = _mm512_add_ps(c[r][0], bias0), v1 = _mm512_add_ps(c[r][1], bias1);
@@ -366,7 +369,7 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
     if (M <= 0 || N <= 0) return;
     if (M < 4 && !(flags & IB_GEMM_B_KN) && K > 0) { gemm_few_rows(M, N, K, A, lda, B, ldb, bias, C, ldc, flags); return; }
     const int avx512 = has_avx512();
-    const int MR = avx512 ? 12 : 6, NR = avx512 ? 32 : 16;
+    const int MR = avx512 ? MR512 : 6, NR = avx512 ? 32 : 16;
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
     const int kn = (flags & IB_GEMM_B_KN) != 0;
     const int panels = (N + NR - 1) / NR;

@@ -79,7 +79,7 @@ runTool("ib-embed") {
         var options = EmbedOptions()
         options.encoding = encoding
         options.progress = args.has("progress") ? true : args.has("no-progress") ? false : nil
-        options.bufferSize = max(256, batch * (threads ?? SentenceEncoder.availableCores) * 2)
+        options.bufferSize = max(1024, batch * (threads ?? SentenceEncoder.availableCores) * 4)
         try EmbedStream(provider: provider, options: options).run(paths: args.positionals)
     }
 }
