@@ -14,7 +14,7 @@ public struct Day: Sendable, Equatable, Comparable, Hashable, CustomStringConver
     public init(serial: Int) { self.serial = serial }
 
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...12).contains(month), day >= 1, day <= Day.daysIn(year: year, month: month) else { return nil }
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= Day.daysIn(year: year, month: month) else { return nil }
         serial = Day.serial(year, month, day)
     }
 
@@ -378,12 +378,12 @@ public enum ChineseNumber {
 
     public static func parse(_ text: String) -> Int? {
         let s = Text.trim(text)
-        if s.isEmpty { return nil }
+        if s.isEmpty || s.count > 12 { return nil }
         if let n = Int(s) { return n }
-        if s.allSatisfy({ ("０"..."９").contains($0) }) {
+        if s.allSatisfy(Text.isDigit) {
             // Full-width digits.
             var n = 0
-            for c in s { n = n * 10 + c.wholeNumberValue! }
+            for c in s { guard let d = c.wholeNumberValue else { return nil }; n = n * 10 + d }
             return n
         }
         var total = 0, section = 0, current = 0

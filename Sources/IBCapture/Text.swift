@@ -83,7 +83,11 @@ enum Text {
         return n
     }
 
-    static func isDigit(_ c: Character) -> Bool { c.isASCII && c.isNumber || ("０"..."９").contains(c) }
+    /// ASCII or full-width digits, one scalar each.
+    static func isDigit(_ c: Character) -> Bool {
+        guard c.unicodeScalars.count == 1, let v = c.unicodeScalars.first?.value else { return false }
+        return (0x30...0x39).contains(v) || (0xFF10...0xFF19).contains(v)
+    }
 
     static func words(_ s: String) -> [String] {
         s.split(whereSeparator: { (c: Character) in isSpace(c) }).map(String.init)

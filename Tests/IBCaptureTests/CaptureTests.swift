@@ -203,3 +203,40 @@ final class CaptureStoreTests: XCTestCase {
         for f in ["/export.csv", "/other.db", "/other.db-wal", "/other.db-shm"] { _ = unlink(dir + f) }
     }
 }
+
+/// Random lines built from the parser's own vocabulary: it must never trap.
+final class ParserFuzzTests: XCTestCase {
+    func testRandomLinesNeverCrash() {
+        let pieces = ["Quote", "Note", "p.", "p", "pp.", "page", "47", "-", "–", "—", ":", "：", "\"", "“", "”", "'", "「", "」", "《", "》",
+                      "（", "）", "(", ")", "第", "页", "章", "读了", "读到", "读完了", "计划", "前", "by", "Friday", "2027-01-31", "of",
+                      "Meditations", "reading", "finished", "read", "pages", "#tag", "#", "?", "？", "chapter", "ch.", "3", "0", "99999999999",
+                      "十", "二十", "百分之", "%", "50%", "Plan:", "and", "、", "和", " ", " ", " ", "…", "...", "\t", "é", "🙂", "-5", "1/31",
+                      "end of month", "月底", "下周五", "want to read", "Started", "摘录", "笔记", "问题", "正在读", "想读", "halfway"]
+        var seed: UInt64 = 0x9E3779B97F4A7C15
+        func next() -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int(seed >> 33)
+        }
+        let parser = CaptureParser(today: Day(year: 2026, month: 11, day: 22)!)
+        var intents: [String: Int] = [:]
+        for _ in 0..<6000 {
+            var line = ""
+            for _ in 0..<(1 + next() % 9) { line += pieces[next() % pieces.count] + (next() % 3 == 0 ? " " : "") }
+            intents[parser.parse(line).intent.rawValue, default: 0] += 1
+        }
+        // Random scalars: ASCII, Latin-1, CJK, full-width, emoji, combining marks.
+        let ranges: [ClosedRange<UInt32>] = [0x20...0x7E, 0xA0...0x17F, 0x300...0x36F, 0x3000...0x303F, 0x4E00...0x4E80, 0xFF01...0xFF5E, 0x1F600...0x1F64F]
+        let matcher = TitleMatcherTests.matcher()
+        for _ in 0..<2000 {
+            var line = ""
+            for _ in 0..<(next() % 40) {
+                let r = ranges[next() % ranges.count]
+                line.unicodeScalars.append(Unicode.Scalar(r.lowerBound + UInt32(next() % Int(r.upperBound - r.lowerBound + 1)))!)
+            }
+            intents[parser.parse(line).intent.rawValue, default: 0] += 1
+            _ = matcher.match(line)
+        }
+        print("fuzz intents: \(intents)")
+        XCTAssertEqual(intents.values.reduce(0, +), 8000)
+    }
+}
