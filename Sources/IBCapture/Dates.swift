@@ -85,12 +85,12 @@ public struct Day: Sendable, Equatable, Comparable, Hashable, CustomStringConver
         let total = y * 12 + (m - 1) + n
         let ny = total >= 0 ? total / 12 : (total - 11) / 12
         let nm = total - ny * 12 + 1
-        return Day(year: ny, month: nm, day: min(d, Day.daysIn(year: ny, month: nm)))!
+        return Day(year: ny, month: nm, day: min(d, Day.daysIn(year: ny, month: nm))) ?? Day(year: 9999, month: 12, day: 31)!
     }
 
     public var endOfMonth: Day {
         let (y, m, _) = components
-        return Day(year: y, month: m, day: Day.daysIn(year: y, month: m))!
+        return Day(year: y, month: m, day: Day.daysIn(year: y, month: m)) ?? self
     }
 
     public var description: String {
@@ -167,7 +167,7 @@ public enum DateParser {
                 else if w[1] == "more" || w[1] == "more," { unitIndex = 2 }
                 else { n = nil }
             }
-            if let n, unitIndex < w.count {
+            if let n, n <= 10_000, unitIndex < w.count {
                 var unit = w[unitIndex]
                 if unit.hasSuffix("s") { unit.removeLast() }
                 switch unit {
@@ -315,7 +315,7 @@ public enum DateParser {
             for u in ["个星期", "个礼拜", "个月", "星期", "礼拜", "天", "日", "周", "月", "年"] where String(body).hasSuffix(u) {
                 unit = u; body.removeLast(u.count); break
             }
-            if !unit.isEmpty, let n = ChineseNumber.parse(String(body)) {
+            if !unit.isEmpty, let n = ChineseNumber.parse(String(body)), n <= 10_000 {
                 switch unit {
                 case "天", "日": return today.adding(days: n)
                 case "周", "星期", "个星期", "礼拜", "个礼拜": return today.adding(days: 7 * n)

@@ -211,7 +211,7 @@ final class ParserFuzzTests: XCTestCase {
                       "（", "）", "(", ")", "第", "页", "章", "读了", "读到", "读完了", "计划", "前", "by", "Friday", "2027-01-31", "of",
                       "Meditations", "reading", "finished", "read", "pages", "#tag", "#", "?", "？", "chapter", "ch.", "3", "0", "99999999999",
                       "十", "二十", "百分之", "%", "50%", "Plan:", "and", "、", "和", " ", " ", " ", "…", "...", "\t", "é", "🙂", "-5", "1/31",
-                      "end of month", "月底", "下周五", "want to read", "Started", "摘录", "笔记", "问题", "正在读", "想读", "halfway"]
+                      "end of month", "月底", "下周五", "in 99999 months", "in 9999 years", "in 9999999999999 days", "99999999天后", "九千个月后", "Dec 31 9999", "want to read", "Started", "摘录", "笔记", "问题", "正在读", "想读", "halfway"]
         var seed: UInt64 = 0x9E3779B97F4A7C15
         func next() -> Int {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
