@@ -42,7 +42,9 @@ public struct ProviderSettings {
             let base = environment("ANTHROPIC_BASE_URL") ?? "https://api.anthropic.com"
             return ProviderSettings(name: chosen, model: model, baseURL: trimSlash(base), apiKey: key)
         case "openai":
-            guard let key = environment("OPENAI_API_KEY") else {
+            // A compatible server (OPENAI_BASE_URL) may need no key; OpenAI itself does.
+            let key = environment("OPENAI_API_KEY")
+            guard key != nil || environment("OPENAI_BASE_URL") != nil else {
                 throw IBError("provider openai needs OPENAI_API_KEY in the environment (or use --provider extractive)", code: .provider)
             }
             let base = environment("OPENAI_BASE_URL") ?? "https://api.openai.com/v1"
@@ -310,10 +312,9 @@ final class OpenAIProvider: ChatProvider {
     }
 
     func complete(_ request: ChatRequest, onText: (String) throws -> Void) throws -> ChatTurn {
-        let http = HTTPRequest.json(settings.baseURL + "/chat/completions", body: body(request), headers: [
-            ("Authorization", "Bearer " + (settings.apiKey ?? "")),
-            ("Accept", "text/event-stream"),
-        ])
+        var headers = [("Accept", "text/event-stream")]
+        if let key = settings.apiKey { headers.append(("Authorization", "Bearer " + key)) }
+        let http = HTTPRequest.json(settings.baseURL + "/chat/completions", body: body(request), headers: headers)
         var turn = ChatTurn()
         struct Call { var id = ""; var name = ""; var arguments = "" }
         var calls: [Int: Call] = [:]

@@ -118,3 +118,32 @@ final class ProviderMatrixTests: XCTestCase {
         }
     }
 }
+
+final class ProviderSettingsTests: XCTestCase {
+    func testChoiceAndKeys() throws {
+        func resolve(_ flag: String?, _ env: [String: String]) throws -> ProviderSettings {
+            try ProviderSettings.resolve(provider: flag, model: nil, environment: { env[$0] })
+        }
+        XCTAssertEqual(try resolve(nil, [:]).name, "extractive")
+        XCTAssertEqual(try resolve(nil, ["OPENAI_API_KEY": "k"]).name, "openai")
+        XCTAssertEqual(try resolve(nil, ["OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "a"]).name, "anthropic")
+        XCTAssertEqual(try resolve(nil, ["ANTHROPIC_API_KEY": "a", "IB_PROVIDER": "ollama"]).name, "ollama")
+        XCTAssertEqual(try resolve("extractive", ["ANTHROPIC_API_KEY": "a"]).name, "extractive")
+        XCTAssertEqual(try resolve(nil, ["IB_PROVIDER": "openai", "IB_MODEL": "m1", "OPENAI_API_KEY": "k"]).model, "m1")
+        XCTAssertEqual(try resolve("ollama", ["OLLAMA_HOST": "10.0.0.2:11434"]).baseURL, "http://10.0.0.2:11434")
+        XCTAssertEqual(try resolve("openai", ["OPENAI_BASE_URL": "http://127.0.0.1:8080/v1/"]).baseURL, "http://127.0.0.1:8080/v1")
+        XCTAssertThrowsError(try resolve("openai", [:])) { XCTAssertEqual(($0 as! IBError).code, .provider) }
+        XCTAssertThrowsError(try resolve("gemini", [:])) { XCTAssertEqual(($0 as! IBError).code, .usage) }
+    }
+
+    func testCompatibleServerWithoutKeySendsNoAuthorization() throws {
+        let server = try TestHTTPServer(script: [OpenAI.answer(["hi"])])
+        defer { server.stop() }
+        let env = ["OPENAI_BASE_URL": server.baseURL + "/v1"]
+        let s = try ProviderSettings.resolve(provider: "openai", model: nil, environment: { env[$0] })
+        let lib = try TestLibrary()
+        _ = try Asker(book: lib.context(), provider: s.makeProvider(), retriever: { FullTextRetriever(db: lib.library.db) }).ask("Q?", history: []) { _ in }
+        XCTAssertNil(server.requests[0].header("authorization"))
+        XCTAssertEqual(server.requests[0].json?["model"]?.stringValue, "gpt-4o-mini")
+    }
+}
