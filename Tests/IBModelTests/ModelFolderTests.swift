@@ -1,0 +1,84 @@
+// Bad model folders give clear errors, never a crash: each test damages a
+// copy of the real model folder (weights linked or copied, one file changed).
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import IBCore
+import IBModel
+import XCTest
+
+final class ModelFolderTests: XCTestCase {
+    var scratch = ""
+    let model = Config.modelDirectory()
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/ib-model-test-XXXXXX".utf8CString)
+        scratch = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        setenv("XDG_CACHE_HOME", scratch + "/cache", 1)
+    }
+
+    override func tearDownWithError() throws {
+        _ = system("rm -rf '\(scratch)'")
+        unsetenv("XDG_CACHE_HOME")
+    }
+
+    /// A folder whose files link to the real model, except those in `replace`.
+    func folder(_ name: String, replace: [String: [UInt8]] = [:]) throws -> String {
+        let dir = scratch + "/" + name
+        try FileSystem.createDirectories(dir + "/1_Pooling")
+        for file in ["config.json", "model.safetensors", "vocab.txt", "sentence_bert_config.json", "modules.json", "1_Pooling/config.json"] {
+            if let bytes = replace[file] {
+                let fd = open(dir + "/" + file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                XCTAssertGreaterThanOrEqual(fd, 0)
+                bytes.withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            } else {
+                XCTAssertEqual(symlink(model + "/" + file, dir + "/" + file), 0)
+            }
+        }
+        return dir
+    }
+
+    func assertLoadFails(_ dir: String, _ fragment: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try SentenceEncoder(directory: dir), file: file, line: line) { error in
+            let message = (error as? IBError)?.message ?? "\(error)"
+            XCTAssertTrue(message.contains(fragment), "'\(message)' lacks '\(fragment)'", file: file, line: line)
+        }
+    }
+
+    func testMissingFolderSaysFetchModel() {
+        assertLoadFails(scratch + "/nowhere", "scripts/fetch-model")
+    }
+
+    func testTruncatedWeights() throws {
+        let weights = try FileSystem.read(model + "/model.safetensors")
+        assertLoadFails(try folder("cut", replace: ["model.safetensors": Array(weights.prefix(40_000_000))]), "truncated")
+        assertLoadFails(try folder("tiny", replace: ["model.safetensors": [1, 2, 3]]), "truncated")
+        assertLoadFails(try folder("header", replace: ["model.safetensors": [255, 255, 0, 0, 0, 0, 0, 0, 123]]), "truncated")
+    }
+
+    func testWrongSHA256() throws {
+        var weights = try FileSystem.read(model + "/model.safetensors")
+        weights[weights.count - 100] ^= 0x40
+        assertLoadFails(try folder("sha", replace: ["model.safetensors": weights]), "sha256")
+    }
+
+    func testWrongShapeFromConfig() throws {
+        let config = try FileSystem.readText(model + "/config.json")
+            .replacingOccurrences(of: "\"max_position_embeddings\": 512", with: "\"max_position_embeddings\": 1024")
+        assertLoadFails(try folder("shape", replace: ["config.json": Array(config.utf8)]), "position_embeddings.weight' has shape [512, 384], expected [1024, 384]")
+    }
+
+    func testVocabularyNotMatchingConfig() throws {
+        let vocab = try FileSystem.readText(model + "/vocab.txt").split(separator: "\n").prefix(30_000).joined(separator: "\n") + "\n"
+        assertLoadFails(try folder("vocab", replace: ["vocab.txt": Array(vocab.utf8)]), "vocab_size 30522")
+    }
+
+    func testGoodCopyLoadsAndStampsTheHash() throws {
+        let dir = try folder("good")
+        let encoder = try SentenceEncoder(directory: dir)
+        XCTAssertEqual(encoder.modelID, "good")
+        XCTAssertTrue(FileSystem.isDirectory(scratch + "/cache/ib/verified"), "the sha256 stamp was written")
+    }
+}
