@@ -45,7 +45,7 @@ extension SearchEngine {
         if let wanted { let set = Set(wanted); books = books.filter { set.contains($0.id) } }
         let queryWords = Self.lowerWords(text)
         guard !queryWords.isEmpty else { return [] }
-        var hits: [(Double, BookInfo)] = []
+        var hits: [(Double, SearchBook)] = []
         for book in books {
             let titleWords = Self.lowerWords(book.title)
             let authorWords = book.authors.flatMap { Self.lowerWords($0) }
@@ -82,7 +82,11 @@ extension SearchEngine {
             }
         }
         hits.sort { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1.title < $1.1.title }
-        return hits.prefix(k).enumerated().map { BookHit(rank: $0.offset + 1, score: $0.element.0, book: $0.element.1) }
+        var out: [BookHit] = []
+        for (score, book) in hits.prefix(k) {
+            if let info = try library.book(id: book.id) { out.append(BookHit(rank: out.count + 1, score: score, book: info)) }
+        }
+        return out
     }
 
     /// Quotes (kind .quote) or notes (.note) containing the query's terms, best first.

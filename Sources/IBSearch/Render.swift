@@ -87,7 +87,7 @@ public enum Render {
             head += ", vector rank \(r.vectorRank.map(String.init) ?? "-")"
             head += ", text rank \(r.textRank.map(String.init) ?? "-")]"
         }
-        return (bold ? "\u{1B}[1m" + head + "\u{1B}[0m" : head) + "\n   " + marks(r.snippet, bold: bold) + "\n"
+        return (bold ? "\u{1B}[1m" + head + "\u{1B}[0m" : head) + "\n   " + marks(r.snippet, bold: bold) + "\n\n"
     }
 
     public static func terminal(_ h: BookHit, bold: Bool) -> String {

@@ -19,7 +19,8 @@
 //    QueryText for the query side: stopwords dropped, light stemming to
 //    prefix terms, terms ORed);
 //  - hybrid (default): both lists, `candidates` deep, fused by reciprocal rank
-//    fusion, score = sum of 1 / (rrfK + rank) over the lists a chunk is in.
+//    fusion: score = 1 / (rrfK + vector rank) + c / (rrfK + text rank), where c
+//    (0...1) is the share of the query's terms the chunk contains (see search()).
 //
 // No spoilers: each book's page limit is applied INSIDE both scans. For vectors
 // it is ibvec_knn's scope argument {"book_id": max_end_page or null}; for text it
@@ -37,6 +38,9 @@ import CSQLite
 import IBCore
 import IBModel
 import IBStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum SearchMode: String, Sendable, CaseIterable {
     case hybrid, vector, text
@@ -92,12 +96,25 @@ public struct SearchResult: Sendable, Equatable {
     public var fusedScore: Double?
 }
 
+/// A searched book: what results need, read in one query.
+public struct SearchBook: Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var authors: [String]
+    /// The reading position; 0 when none is set.
+    public var currentPage: Int
+    public var pageCount: Int
+}
+
 public final class SearchEngine {
     public static let defaultCandidates = 40
     /// The k of reciprocal rank fusion.
     public var rrfK: Double = 5
     /// Text search ignores a query term found in more than this fraction of all chunks (when rarer terms remain).
     public var commonFraction: Double = 0.1
+    /// Hybrid searches run the full-text half on a second connection and thread.
+    /// IB_SEARCH_PARALLEL=0 turns it off (for benchmarks).
+    public var parallel = Config.environment("IB_SEARCH_PARALLEL") != "0"
 
     public let library: Library
     private var encoder: SentenceEncoder?
@@ -105,7 +122,7 @@ public final class SearchEngine {
     /// Notes for the user (e.g. the library's model is not available: text search only). Printed by ib-search on stderr.
     public private(set) var warnings: [String] = []
 
-    private var bookCache: [String: BookInfo] = [:]
+    private var bookCache: [String: SearchBook] = [:]
 
     /// `encoder`: the model to embed queries; when nil it is loaded from
     /// `modelDirectory` (or Config.modelDirectory()) on the first vector search.
@@ -126,24 +143,30 @@ public final class SearchEngine {
 
     /// Ready books, with their reading positions as they are now (positions are
     /// never cached: an engine that lives long, as in ib-ask, sees every set-page).
-    public func readyBooks() throws -> [BookInfo] {
-        let rows = try library.db.query("SELECT id, current_page FROM books WHERE status = 'ready' ORDER BY created_at, title")
-        var out: [BookInfo] = []
-        for row in rows {
+    /// Two queries whatever the number of books.
+    public func readyBooks() throws -> [SearchBook] {
+        var authors: [String: [String]] = [:]
+        for row in try library.db.query("""
+            SELECT ba.book_id, a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
+            ORDER BY ba.book_id, ba.position
+            """) {
+            if let id = row.text("book_id"), let name = row.text("name") { authors[id, default: []].append(name) }
+        }
+        var out: [SearchBook] = []
+        for row in try library.db.query("SELECT id, title, current_page, page_count FROM books WHERE status = 'ready' ORDER BY created_at, title") {
             guard let id = row.text("id") else { continue }
-            guard var info = try bookCache[id] ?? library.book(id: id) else { continue }
-            bookCache[id] = info
-            info.currentPage = row.int("current_page") ?? 0
-            out.append(info)
+            let book = SearchBook(id: id, title: row.text("title") ?? "", authors: authors[id] ?? [],
+                                  currentPage: row.int("current_page") ?? 0, pageCount: row.int("page_count") ?? 0)
+            bookCache[id] = book
+            out.append(book)
         }
         return out
     }
 
-    func bookInfo(_ id: String) throws -> BookInfo? {
+    func bookInfo(_ id: String) throws -> SearchBook? {
         if let cached = bookCache[id] { return cached }
-        let info = try library.book(id: id)
-        bookCache[id] = info
-        return info
+        _ = try readyBooks()
+        return bookCache[id]
     }
 
     /// The searched books with their page limits (nil = no limit).
@@ -176,9 +199,21 @@ public final class SearchEngine {
 
     // MARK: search
 
+    /// IB_SEARCH_TIMING=1: phase times on stderr (for benchmarks).
+    let timing = Config.environment("IB_SEARCH_TIMING") != nil
+    private var lastMark = Timestamp.monotonic()
+    func mark(_ what: String) {
+        guard timing else { return }
+        let now = Timestamp.monotonic()
+        printError("ib-search timing: \(what) \(Int(((now - lastMark) * 1e4).rounded()) / 10) ms")
+        lastMark = now
+    }
+
     public func search(_ query: SearchQuery) throws -> [SearchResult] {
         guard query.k > 0 else { return [] }
+        mark("start")
         let (limits, unrestricted) = try scope(query)
+        mark("scope")
         if limits.isEmpty { return [] }
         let scope: String? = unrestricted ? nil : Self.scopeJSON(limits)
         let terms = QueryText.terms(query.text)
@@ -187,15 +222,34 @@ public final class SearchEngine {
         var vectorHits: [(book: String, index: Int, distance: Double)] = []
         var textHits: [(book: String, index: Int, bm25: Double)] = []
         var mode = query.mode
+        // Hybrid: the full-text search runs on its own read connection and thread
+        // while this one embeds the query and scans the vectors.
+        var parallelText: TextJob? = nil
+        if mode == .hybrid && parallel {
+            let job = TextJob(path: library.path, terms: terms, k: depth, scope: scope, commonFraction: commonFraction)
+            job.start()
+            parallelText = job
+        }
+        defer { _ = parallelText?.wait() }   // never leave the thread behind (an error in the vector half)
         if mode != .text {
             if let hits = try vectorSearch(query.text, k: mode == .vector ? query.k : depth, scope: scope, required: mode == .vector) {
                 vectorHits = hits
+                mark("knn")
             } else {
                 mode = .text
             }
         }
-        if mode != .vector {
+        if let job = parallelText {
+            if let hits = job.wait() {
+                textHits = hits
+                mark("fts (parallel)")
+            } else {
+                textHits = try textSearch(terms, k: mode == .text ? query.k : depth, scope: scope)
+                mark("fts")
+            }
+        } else if mode != .vector {
             textHits = try textSearch(terms, k: mode == .text ? query.k : depth, scope: scope)
+            mark("fts")
         }
 
         // Fuse (or take one list as it is).
@@ -216,11 +270,20 @@ public final class SearchEngine {
             candidates[i].distance = hit.distance
             candidates[i].score += mode == .vector ? 1 - hit.distance : 1 / (rrfK + Double(rank + 1))
         }
+        // The text list's vote is weighted by the share of the query's terms the
+        // chunk contains: a chunk worded like the question (every term present)
+        // counts fully, one that shares a single common word with a paraphrase
+        // counts little, and the vector list decides between those.
         for (rank, hit) in textHits.enumerated() {
             let i = slot(hit.book, hit.index)
             candidates[i].tRank = rank + 1
             candidates[i].bm25 = hit.bm25
-            candidates[i].score += mode == .text ? -hit.bm25 : 1 / (rrfK + Double(rank + 1))
+            if mode == .text {
+                candidates[i].score += -hit.bm25
+            } else {
+                let text = try library.chunk(bookID: hit.book, index: hit.index)?.text ?? ""
+                candidates[i].score += Self.coverage(text, terms: terms) / (rrfK + Double(rank + 1))
+            }
         }
         // Stable order: score, then the better single rank, then the key.
         candidates.sort { a, b in
@@ -246,6 +309,21 @@ public final class SearchEngine {
         return results
     }
 
+    /// The share of `terms` found in `text` (words lowercased; stems match as prefixes; CJK as substrings).
+    static func coverage(_ text: String, terms: [QueryTerm]) -> Double {
+        guard !terms.isEmpty else { return 0 }
+        let words = Set(QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() })
+        var found = 0
+        for term in terms {
+            if term.isCJK {
+                if text.contains(term.text) { found += 1 }
+            } else if term.prefix ? words.contains(where: { $0.hasPrefix(term.text) }) : words.contains(term.text) {
+                found += 1
+            }
+        }
+        return Double(found) / Double(terms.count)
+    }
+
     // MARK: vector
 
     /// The query's vector with the library's model; nil (with a warning) when
@@ -269,6 +347,7 @@ public final class SearchEngine {
             if encoder == nil {
                 do {
                     encoder = try SentenceEncoder(directory: directory, threads: 1)
+                    mark("model load")
                 } catch {
                     if required { throw error }
                     warnings.append("cannot load the model (\(error.message)): text search only")
@@ -283,7 +362,9 @@ public final class SearchEngine {
             warnings.append(message + ": text search only")
             return nil
         }
-        return encoder.embed([text]).first
+        let vector = encoder.embed([text]).first
+        mark("embed")
+        return vector
     }
 
     func vectorSearch(_ text: String, k: Int, scope: String?, required: Bool) throws -> [(book: String, index: Int, distance: Double)]? {
@@ -312,9 +393,9 @@ public final class SearchEngine {
     // MARK: text
 
     /// Documents (chunks) matching one term, counted up to `cap`.
-    func documentFrequency(_ term: QueryTerm, cap: Int) throws -> Int {
+    static func documentFrequency(_ db: Database, _ term: QueryTerm, cap: Int) throws -> Int {
         guard let expression = QueryText.matchExpression([term]) else { return 0 }
-        let statement = try library.db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)")
+        let statement = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)")
         try statement.bind(1, expression)
         try statement.bind(2, cap)
         guard try statement.step() else { return 0 }
@@ -327,23 +408,28 @@ public final class SearchEngine {
     /// terms remain: BM25 gives them almost no weight (FTS5 clamps a term's IDF
     /// near 0 once it is in half of the documents), but scoring their postings
     /// is what costs time in a large library.
-    func pruneCommonTerms(_ terms: [QueryTerm]) throws -> [QueryTerm] {
+    static func pruneCommonTerms(_ db: Database, _ terms: [QueryTerm], commonFraction: Double) throws -> [QueryTerm] {
         guard terms.count > 1 else { return terms }
-        let total = bookCache.values.reduce(0) { $0 + $1.chunkCount }
+        // About the number of chunks (seq only grows; gaps from deleted books only raise the cap).
+        let total = try db.scalarInt("SELECT max(seq) FROM chunks") ?? 0
         let cap = max(2_000, Int(Double(total) * commonFraction))
         guard total > cap else { return terms }
         var kept: [QueryTerm] = []
-        for term in terms where try documentFrequency(term, cap: cap + 1) <= cap { kept.append(term) }
+        for term in terms where try documentFrequency(db, term, cap: cap + 1) <= cap { kept.append(term) }
         return kept.isEmpty ? terms : kept
     }
 
     func textSearch(_ terms: [QueryTerm], k: Int, scope: String?) throws -> [(book: String, index: Int, bm25: Double)] {
-        let terms = try pruneCommonTerms(terms)
+        try Self.textSearch(library.db, terms, k: k, scope: scope, commonFraction: commonFraction)
+    }
+
+    static func textSearch(_ db: Database, _ terms: [QueryTerm], k: Int, scope: String?, commonFraction: Double) throws -> [(book: String, index: Int, bm25: Double)] {
+        let terms = try pruneCommonTerms(db, terms, commonFraction: commonFraction)
         guard let expression = QueryText.matchExpression(terms) else { return [] }
         var out: [(String, Int, Double)] = []
         if scope == nil {
             // The whole library: rank inside FTS5 alone, then look up the few winners.
-            let statement = try library.db.prepare("""
+            let statement = try db.prepare("""
                 SELECT c.book_id, c.chunk_index, f.s FROM
                   (SELECT rowid AS seq, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
                 JOIN chunks c ON c.seq = f.seq ORDER BY f.s, f.seq
@@ -354,7 +440,7 @@ public final class SearchEngine {
             return out
         }
         // The page limit is part of the WHERE clause: FTS rows past the limit never reach ORDER BY/LIMIT.
-        let statement = try library.db.prepare("""
+        let statement = try db.prepare("""
             SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
             FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
             JOIN json_each(?3) scope ON scope.key = c.book_id
@@ -366,5 +452,44 @@ public final class SearchEngine {
         try statement.bind(3, scope)
         while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
         return out
+    }
+}
+
+/// The full-text half of a hybrid search on its own thread and read connection.
+/// wait() returns nil when it failed (the caller then runs it on its own connection).
+final class TextJob: @unchecked Sendable {
+    let path: String, terms: [QueryTerm], k: Int, scope: String?, commonFraction: Double
+    private var result: [(book: String, index: Int, bm25: Double)]?
+    private var thread = pthread_t()
+    private var started = false
+
+    init(path: String, terms: [QueryTerm], k: Int, scope: String?, commonFraction: Double) {
+        self.path = path; self.terms = terms; self.k = k; self.scope = scope; self.commonFraction = commonFraction
+    }
+
+    func run() {
+        do {
+            let db = try Database(path: path, readOnly: true)
+            result = try SearchEngine.textSearch(db, terms, k: k, scope: scope, commonFraction: commonFraction)
+        } catch {
+            result = nil
+        }
+    }
+
+    func start() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { raw in
+            let job = Unmanaged<TextJob>.fromOpaque(raw!).takeRetainedValue()
+            job.run()
+            return nil
+        }, context)
+        if rc == 0 { started = true } else { Unmanaged<TextJob>.fromOpaque(context).release() }
+    }
+
+    func wait() -> [(book: String, index: Int, bm25: Double)]? {
+        guard started else { return nil }
+        pthread_join(thread, nil)
+        started = false
+        return result
     }
 }
