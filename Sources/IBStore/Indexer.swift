@@ -117,6 +117,8 @@ public final class Indexer {
         var model: String?
         var dim: Int?
         var vectors: [VectorEntry]
+        /// Set when the records look cut short (see incompleteness).
+        var incomplete: String?
     }
 
     func prepare(id: String, _ p: Pending) throws -> Prepared {
@@ -153,8 +155,48 @@ public final class Indexer {
             }
             vectors.append(VectorEntry(key: chunk.index, endPage: chunk.endPage, vector: embedding))
         }
-        return Prepared(id: id, book: book, currentPage: currentPage, pages: pages.values.sorted { $0.page < $1.page },
-                        chunks: p.chunks.sorted { $0.index < $1.index }, model: model, dim: dim, vectors: vectors)
+        let sortedPages = pages.values.sorted { $0.page < $1.page }
+        let sortedChunks = p.chunks.sorted { $0.index < $1.index }
+        return Prepared(id: id, book: book, currentPage: currentPage, pages: sortedPages, chunks: sortedChunks,
+                        model: model, dim: dim, vectors: vectors,
+                        incomplete: book.flatMap { Self.incompleteness($0, sortedPages, sortedChunks) })
+    }
+
+    /// Why a new book's records look cut short, or nil when they look whole.
+    /// An upstream stage killed mid-run (ib-chunk, ib-embed) ends the stream at
+    /// a line boundary, which parses fine; storing that would make a half book
+    /// ready. A whole book has all of its page_count pages (when pages are in
+    /// the stream), chunk indices 0..<n, and its last chunk ends where the text
+    /// of its last page ends (up to 8 stray characters: a page number).
+    static func incompleteness(_ book: BookRecord, _ pages: [PageRecord], _ chunks: [ChunkRecord]) -> String? {
+        if let last = chunks.last, last.index != chunks.count - 1 {
+            let have = Set(chunks.map(\.index))
+            let missing = (0..<last.index).first { !have.contains($0) } ?? 0
+            return "chunk \(missing) is missing (\(chunks.count) chunks, the last is \(last.index))"
+        }
+        guard !pages.isEmpty else { return nil }
+        if book.pageCount > 0 && (pages.count != book.pageCount || pages.last!.page != book.pageCount) {
+            return "\(pages.count) of its \(book.pageCount) pages arrived"
+        }
+        func nonSpace<S: Sequence<Unicode.Scalar>>(_ scalars: S) -> Int {
+            scalars.reduce(0) { $0 + ($1.properties.isWhitespace ? 0 : 1) }
+        }
+        guard let last = chunks.last else {
+            let text = pages.reduce(0) { $0 + nonSpace($1.text.unicodeScalars) }
+            return text > 0 ? "its pages have text but no chunks arrived (is ib-chunk in the pipeline?)" : nil
+        }
+        var uncovered = 0
+        for page in pages where page.page >= last.endPage {
+            if page.page == last.endPage {
+                uncovered += nonSpace(page.text.unicodeScalars.dropFirst(max(0, last.endOffset)))
+            } else {
+                uncovered += nonSpace(page.text.unicodeScalars)
+            }
+            if uncovered > 8 {
+                return "its chunks end on page \(last.endPage) but the text goes on to page \(pages.last { nonSpace($0.text.unicodeScalars) > 0 }?.page ?? page.page)"
+            }
+        }
+        return nil
     }
 
     func store(id: String, _ p: Pending) throws {
@@ -175,6 +217,9 @@ public final class Indexer {
                 }
                 guard let book = prepared.book else {
                     throw IBError("records for book \(id) came without its book record, and the library has no such book")
+                }
+                if let why = prepared.incomplete {
+                    throw IBError("book \(id) '\(book.title)' is incomplete: \(why); the stream was cut short (an earlier stage stopped?). Nothing of the book was stored")
                 }
                 var keep: (currentPage: Int, createdAt: String?)? = nil
                 if existing != nil {

@@ -58,8 +58,11 @@ final class LibraryTests: XCTestCase {
         var g = Generator(state: UInt64(n) &* 7919)
         for i in 0..<chunks {
             let start = min(pages, i / 2 + 1)
-            var chunk = ChunkRecord(bookID: id, index: i, startPage: start, endPage: min(pages, start + i % 2),
-                                    startOffset: 0, endOffset: 4, tokenCount: 3, text: "chunk \(i) of \(n): \(text)")
+            let end = min(pages, start + i % 2)
+            // Chunks end where their end page's text ends: the stream looks whole.
+            var chunk = ChunkRecord(bookID: id, index: i, startPage: start, endPage: end,
+                                    startOffset: 0, endOffset: "page \(end) \(text)".unicodeScalars.count, tokenCount: 3,
+                                    text: "chunk \(i) of \(n): \(text)")
             if i < (embedded ?? chunks) {
                 chunk.embedding = unitVector(dim, &g)
                 chunk.model = model
@@ -445,5 +448,23 @@ extension LibraryTests {
         a.db.writeWaitLimit = 5
         try store(Self.book(2), library: a)
         XCTAssertEqual(try a.books().count, 2)
+    }
+}
+
+extension LibraryTests {
+    func testACutShortStreamIsRefused() throws {
+        // An upstream stage killed mid-run ends the stream at a line boundary.
+        let whole = Self.book(1, chunks: 12)
+        try assertNothingStored(Array(whole.dropLast(3)), contains: "incomplete")
+        // A page missing.
+        try assertNothingStored(whole.enumerated().filter { $0.offset != 3 }.map(\.element), contains: "pages arrived")
+        // A chunk missing in the middle.
+        try assertNothingStored(whole.enumerated().filter { $0.offset != whole.count - 5 }.map(\.element), contains: "missing")
+        // Pages with text but no chunks at all.
+        try assertNothingStored(whole.filter { if case .chunk = $0 { return false }; return true }, contains: "no chunks")
+        // The whole stream is fine, also without page records (nothing to check against).
+        try store(whole)
+        try store(Self.book(2).filter { if case .page = $0 { return false }; return true })
+        XCTAssertEqual(try Library.open(path: dbPath).books().count, 2)
     }
 }

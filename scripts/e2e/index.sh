@@ -37,8 +37,9 @@ for b in range(books):
         sp = min(pages, i // 2 + 1)
         v = [rnd.gauss(0, 1) for _ in range(dim)]
         n = math.sqrt(sum(x * x for x in v))
-        w(json.dumps({"type": "chunk", "book_id": bid, "index": i, "start_page": sp, "end_page": min(pages, sp + i % 2),
-                      "start_offset": 0, "end_offset": 10, "token_count": 60, "text": f"chunk {i} " + "lorem ipsum dolor " * 20,
+        ep = min(pages, sp + i % 2)
+        w(json.dumps({"type": "chunk", "book_id": bid, "index": i, "start_page": sp, "end_page": ep,
+                      "start_offset": 0, "end_offset": len(f"page {ep} " + "lorem ipsum " * 40), "token_count": 60, "text": f"chunk {i} " + "lorem ipsum dolor " * 20,
                       "model": model, "dim": dim, "embedding": [round(x / n, 7) for x in v]}) + "\n")
 EOF
 }
@@ -93,12 +94,14 @@ gen 7 30 200 384 > "$work/crash.jsonl"
 t0=$(date +%s.%N); ib-index -q --db "$db" "$work/crash.jsonl" || fail "crash: the first full run"
 full=$(echo "$(date +%s.%N) - $t0" | bc)
 kills=0; bad=0
-for i in $(seq 1 26); do
+i=0
+while [ "$kills" -lt 22 ] && [ "$i" -lt 80 ]; do   # until 22 kills have landed mid-run
+  i=$((i + 1))
   # Every 6th round starts from no library at all: kills also land in the migrations.
   if [ $((i % 6)) = 1 ]; then rm -f "$db" "$db-wal" "$db-shm"; fi
   ib-index -q --replace --db "$db" "$work/crash.jsonl" 2>/dev/null &
   pid=$!
-  sleep "$(python3 -c "import random; print(random.uniform(0.01, 0.9 * $full))")"
+  sleep "$(python3 -c "import random; print(random.uniform(0.01, 0.8 * $full))")"
   if kill -9 "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
   wait "$pid" 2>/dev/null
   [ -e "$db" ] || continue
@@ -133,6 +136,8 @@ gen 16 1 10 384 | sed '$ s/"embedding": \[[-0-9.e]*,/"embedding": ["x",/' | expe
 gen 17 1 10 384 | sed '$ s/"embedding": \[/"embedding": [[/' | expect_refused "nested vector" "malformed JSON\|embedding"
 gen 18 1 10 384 | sed '$ s/"embedding": \[[^]]*\]/"embedding": "not base64!"/' | expect_refused "bad base64" "base64"
 gen 19 1 10 384 | sed '$ s/, "embedding".*$/, "embedding": [0.1, 0.2/' | expect_refused "truncated JSON" "malformed JSON"
+gen 23 1 10 384 | head -n -3 | expect_refused "a stream cut short (upstream killed)" "incomplete"
+gen 24 1 10 384 | sed '3d' | expect_refused "a page missing" "pages arrived"
 
 # A corrupt file, a file that is not a database, a newer schema.
 head -c 100000 /dev/urandom > "$work/random.db"
