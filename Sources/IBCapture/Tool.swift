@@ -127,6 +127,7 @@ public enum CaptureTool {
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
         let store = opts.dryRun ? nil : try openStore(args.value("db"))
+        if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {
             let line = positionals.joined(separator: " ")
@@ -160,6 +161,25 @@ public enum CaptureTool {
             }
         }
         if failed > 0 { throw IBError(Messages.text("lines_failed", failed, total), code: worst) }
+    }
+
+    /// A capture leaves the library open when the process exits. Closing the last
+    /// connection checkpoints the WAL with four fsyncs, which cost more than the whole
+    /// capture; the next opener reads the short WAL back instead (SQLite's normal crash
+    /// path, just as safe). Once the WAL passes `walLimit` it is checkpointed here, so
+    /// that reading it back stays cheap.
+    nonisolated(unsafe) static var retained: CaptureStore? = nil
+    static let walLimit = 4 << 20
+
+    static func keepOpen(_ store: CaptureStore) {
+        retained = store
+        atexit {
+            guard let store = CaptureTool.retained else { return }
+            var info = stat()
+            if stat(store.library.path + "-wal", &info) == 0, Int(info.st_size) > CaptureTool.walLimit {
+                try? store.library.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
     }
 
     static func openStore(_ path: String?) throws -> CaptureStore {
