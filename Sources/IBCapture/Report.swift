@@ -354,7 +354,17 @@ public enum Exporter {
                 let ref: BookRef
                 switch try store.resolve(title, author: author.isEmpty ? nil : author) {
                 case .book(let b): ref = b
-                default: ref = try store.createBook(title: title, author: author.isEmpty ? nil : author, pageCount: nil, now: now)
+                case .ambiguous(_, let ms):
+                    // The same title, word for word, or nothing: never a guess.
+                    let key = TitleMatcher.normalize(title)
+                    let same = ms.filter { TitleMatcher.normalize($0.title) == key }
+                    guard same.count == 1, let b = try store.bookRef(id: same[0].id) else {
+                        printError(Messages.text("ambiguous", arguments: [title, String(ms.count)], language: Messages.current))
+                        skipped += 1
+                        continue
+                    }
+                    ref = b
+                case .none: ref = try store.createBook(title: title, author: author.isEmpty ? nil : author, pageCount: nil, now: now)
                 }
                 let type = col(r, lti).lowercased()
                 let page = (type.isEmpty || type == "page") ? Int(col(r, li)) : nil
