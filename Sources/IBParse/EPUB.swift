@@ -104,11 +104,21 @@ enum EPUBParser {
         var titlesByPath: [String: [(offset: Int, title: String)]] = [:]
         var tocByPath: [String: [NavEntry]] = [:]
         for entry in toc { tocByPath[entry.path, default: []].append(entry) }
+        let totalText = documents.reduce(0) { $0 + $1.text.count }
+        let bookTitle = book.title?.lowercased()
         for document in documents {
             guard let entries = tocByPath[document.path] else { continue }
-            let level = entries.map(\.depth).min() ?? 0
+            var level = entries.map(\.depth).min() ?? 0
+            // One entry for the whole document and chapters below it (a book in one file, or a
+            // document titled with the book's own title): the chapters are the sections.
+            while true {
+                let here = entries.filter { $0.depth == level }
+                guard here.count == 1, entries.contains(where: { $0.depth == level + 1 }),
+                      here[0].title.lowercased() == bookTitle || document.text.count * 2 > totalText else { break }
+                level += 1
+            }
             var titles: [(Int, String)] = []
-            for entry in entries where entry.depth == level {
+            for entry in entries where entry.depth <= level {
                 let offset = entry.fragment.flatMap { document.anchors[$0] } ?? 0
                 titles.append((offset, entry.title))
             }

@@ -92,6 +92,20 @@ final class EPUBTests: XCTestCase {
         XCTAssertTrue(pages.allSatisfy { $0.label == nil && $0.sectionIndex == 0 })
     }
 
+    func testOneFileBookTakesChapterTitlesFromNestedTOC() throws {
+        let dir = TempDir()
+        let long = String(repeating: "words of the chapter ", count: 150)
+        let body = "<h1 id=\"c1\">First Chapter</h1><p>\(long)</p><h1 id=\"c2\">Second Chapter</h1><p>\(long)</p>"
+        let nav = """
+            <nav epub:type="toc"><ol><li><a href="all.xhtml">Test Book</a><ol>
+            <li><a href="all.xhtml#c1">First Chapter</a></li><li><a href="all.xhtml#c2">Second Chapter</a></li></ol></li></ol></nav>
+            """
+        let (_, pages) = try parseFile(dir.write("one.epub", makeEPUB(chapters: [("all.xhtml", xhtml(body))], nav: nav)))
+        XCTAssertGreaterThan(pages.count, 2)
+        XCTAssertEqual(pages.first?.sectionTitle, "First Chapter")
+        XCTAssertEqual(pages.last?.sectionTitle, "Second Chapter")
+    }
+
     func testDRMIsRefusedButFontObfuscationParses() throws {
         let dir = TempDir()
         let chapter = [("c.xhtml", xhtml("<p>Readable text.</p>"))]
