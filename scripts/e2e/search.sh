@@ -70,6 +70,12 @@ err=$(ib-search --db "$tmp/empty.db" "anything" 2>&1 >/dev/null); rc=$?
 ib-search --db "$tmp/missing.db" "anything" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing library is not exit 1"
 [ ! -e "$tmp/missing.db" ] || fail "ib-search created a library"
 
+# --- a library without vectors: hybrid falls back to text (a note on stderr), vector fails
+ib-parse "$root/shared/fixtures/eval/chinese.txt" | ib-chunk | ib-index -q --db "$tmp/novec.db" 2>/dev/null
+out=$(ib-search --db "$tmp/novec.db" --json "月亮兔子" 2>"$tmp/novec.err"); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "兔子" && grep -q "text search only" "$tmp/novec.err" || fail "no vectors: hybrid did not fall back to text (exit $rc)"
+ib-search --db "$tmp/novec.db" --mode vector "月亮兔子" >/dev/null 2>&1; [ $? -eq 1 ] || fail "no vectors: --mode vector is not exit 1"
+
 # --- docs: every long option of --help is in the man page, and the reverse
 help_opts=$(ib-search --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 man_opts=$(grep -o -- '\\-\\-[a-z][a-z\\-]*' "$root/man/man1/ib-search.1" | sed 's/\\//g' | sort -u)
