@@ -28,8 +28,9 @@ public final class NativeProvider: EmbeddingProvider {
     public init(encoder: SentenceEncoder) { self.encoder = encoder }
 
     public init(modelDirectory: String, batchSize: Int = SentenceEncoder.defaultBatchSize, threads: Int? = nil,
-                verify: ModelVerification.Mode = .onFirstUse) throws(IBError) {
-        encoder = try SentenceEncoder(directory: modelDirectory, verify: verify, batchSize: batchSize, threads: threads)
+                verify: ModelVerification.Mode = .onFirstUse, precision: Precision = .fp32) throws(IBError) {
+        encoder = try SentenceEncoder(directory: modelDirectory, verify: verify, batchSize: batchSize, threads: threads,
+                                      precision: precision)
     }
 
     public var modelID: String { encoder.modelID }
@@ -37,4 +38,11 @@ public final class NativeProvider: EmbeddingProvider {
     public var truncatedCount: Int { encoder.truncatedCount }
     public var maxSequenceLength: Int? { encoder.maxSequenceLength }
     public func embed(_ texts: [String]) throws -> [[Float]] { encoder.embed(texts) }
+}
+
+/// bf16 vectors differ slightly from fp32 ones, so they are cached apart.
+extension NativeProvider: EmbeddingCacheKeyed {
+    public var cacheKey: String {
+        encoder.precision == .bf16 && SentenceEncoder.bf16Available ? encoder.modelID + "@bf16" : encoder.modelID
+    }
 }

@@ -32,9 +32,16 @@ public final class SentenceEncoder: @unchecked Sendable {
     public var batchSize: Int
     /// Worker threads for embed().
     public var threads: Int
+    /// fp32 (default, parity with sentence-transformers) or bf16 (opt-in; fp32 where the CPU lacks AVX-512 BF16).
+    public var precision: Precision {
+        get { encoder.precision }
+        set { encoder.precision = newValue }
+    }
+    /// Whether bf16 runs as bf16 here (AVX-512 BF16).
+    public static var bf16Available: Bool { ib_kernels_have_bf16() != 0 }
 
     private let file: SafeTensors
-    private let encoder: BertEncoder
+    private var encoder: BertEncoder
     private let lock = Mutex()
     private var _truncated = 0
     private var idleWorkspaces: [Workspace] = []
@@ -46,7 +53,8 @@ public final class SentenceEncoder: @unchecked Sendable {
 
     /// Loads the model folder. `verify` decides when the full sha256 is computed.
     public init(directory: String, verify: ModelVerification.Mode = .onFirstUse,
-                batchSize: Int = SentenceEncoder.defaultBatchSize, threads: Int? = nil) throws(IBError) {
+                batchSize: Int = SentenceEncoder.defaultBatchSize, threads: Int? = nil,
+                precision: Precision = .fp32) throws(IBError) {
         var dir = directory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         guard FileSystem.isDirectory(dir) else {
@@ -66,7 +74,7 @@ public final class SentenceEncoder: @unchecked Sendable {
             throw IBError("\(dir)/vocab.txt has \(tokenizer.vocabulary.count) tokens but config.json says vocab_size \(config.vocabSize)")
         }
         file = try SafeTensors(path: dir + "/model.safetensors")
-        encoder = BertEncoder(config: config, weights: try BertWeights(file, config))
+        encoder = BertEncoder(config: config, weights: try BertWeights(file, config), precision: precision)
         try ModelVerification.check(file, mode: verify)
         self.batchSize = max(1, batchSize)
         self.threads = max(1, threads ?? SentenceEncoder.availableCores)

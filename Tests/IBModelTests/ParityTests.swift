@@ -115,3 +115,22 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual(Double(v.reduce(0) { $0 + $1 * $1 }).squareRoot(), 1, accuracy: 1e-5)
     }
 }
+
+final class BF16Tests: XCTestCase {
+    /// The opt-in bf16 path stays within cosine 0.999 of sentence-transformers.
+    func testBF16StaysClose() throws {
+        try XCTSkipUnless(SentenceEncoder.bf16Available, "this CPU has no AVX-512 BF16")
+        let reference = try ParityTests.loadReference()
+        let model = try SentenceEncoder(directory: Config.modelDirectory(), precision: .bf16)
+        let got = model.embed(tokenIDs: reference.map(\.ids))
+        var minCos = 1.0
+        for (g, w) in zip(got, reference.map(\.embedding)) {
+            var dot = 0.0, gg = 0.0, ww = 0.0
+            for (a, b) in zip(g, w) { dot += Double(a) * Double(b); gg += Double(a * a); ww += Double(b * b) }
+            minCos = min(minCos, dot / (gg * ww).squareRoot())
+        }
+        print("bf16: min cosine \(minCos)")
+        XCTAssertGreaterThanOrEqual(minCos, 0.999)
+        XCTAssertLessThan(minCos, 0.9999999, "bf16 really ran (vectors differ from fp32)")
+    }
+}

@@ -22,11 +22,15 @@ const char *ib_kernels_isa(void);
  * whether AVX-512 is now in use. For tests; call before any kernel runs. */
 int ib_kernels_select(int avx512);
 
+/* Whether the CPU can run the bf16 path (AVX-512 BF16, and AVX-512 selected). */
+int ib_kernels_have_bf16(void);
+
 /* ib_gemm flags */
 enum {
     IB_GEMM_B_KN = 1,        /* B is [K, N] (row k holds N values); default: B is [N, K] like a weight [out, in] */
     IB_GEMM_ACCUMULATE = 2,  /* C += A*B (+ bias); default: C = A*B (+ bias) */
     IB_GEMM_GELU = 4,        /* apply GELU (exact, erf) to the result before storing; not with ACCUMULATE */
+    IB_GEMM_BF16 = 8,        /* round A and B to bfloat16, accumulate in fp32 (AVX-512 BF16 CPUs; else ignored) */
 };
 
 /*
