@@ -88,6 +88,8 @@ public final class Database {
                 try execute("PRAGMA synchronous = NORMAL")
                 // One book's transaction stays in memory instead of spilling to the WAL midway.
                 try execute("PRAGMA cache_size = -65536")
+                // After a checkpoint the WAL shrinks back instead of keeping its largest size.
+                try execute("PRAGMA journal_size_limit = 67108864")
             }
             if Database.mmapSize > 0 {
                 try execute("PRAGMA mmap_size = \(Database.mmapSize)")
