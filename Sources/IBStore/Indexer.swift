@@ -174,6 +174,9 @@ public final class Indexer {
             let missing = (0..<last.index).first { !have.contains($0) } ?? 0
             return "chunk \(missing) is missing (\(chunks.count) chunks, the last is \(last.index))"
         }
+        if pages.isEmpty && chunks.isEmpty && book.pageCount > 0 {
+            return "only its book record arrived (no pages, no chunks)"
+        }
         guard !pages.isEmpty else { return nil }
         if book.pageCount > 0 && (pages.count != book.pageCount || pages.last!.page != book.pageCount) {
             return "\(pages.count) of its \(book.pageCount) pages arrived"

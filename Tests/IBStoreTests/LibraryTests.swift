@@ -462,6 +462,8 @@ extension LibraryTests {
         try assertNothingStored(whole.enumerated().filter { $0.offset != whole.count - 5 }.map(\.element), contains: "missing")
         // Pages with text but no chunks at all.
         try assertNothingStored(whole.filter { if case .chunk = $0 { return false }; return true }, contains: "no chunks")
+        // Only the book record.
+        try assertNothingStored([whole[0]], contains: "only its book record")
         // The whole stream is fine, also without page records (nothing to check against).
         try store(whole)
         try store(Self.book(2).filter { if case .page = $0 { return false }; return true })
