@@ -39,6 +39,10 @@ enum XMLSafety {
             }
             return  // the root element
         }
+        // A prolog longer than the scan: refuse only if entity declarations appear at all.
+        if bytes.count > limit && FormatDetection.find(Array("<!ENTITY".utf8), in: bytes) != nil {
+            throw ParseError("\(name): XML with entity declarations after a long prolog is refused")
+        }
     }
 }
 

@@ -84,6 +84,14 @@ final class HostileTests: XCTestCase {
         XCTAssertTrue(parseError(dir.write("o.epub", zip.bytes()))!.contains("DOCTYPE"))
     }
 
+    func testEntityDeclarationsAfterALongPrologAreRefused() throws {
+        let dir = TempDir()
+        let comment = "<!--" + String(repeating: "x", count: 70_000) + "-->"
+        XCTAssertEqual(try parseFile(dir.write("ok.html", comment + "<html><body><p>fine</p></body></html>")).1.map(\.text), ["fine"])
+        let message = parseError(dir.write("bad.html", comment + lol + "<html><body><p>&lol9;</p></body></html>"))
+        XCTAssertTrue(message?.contains("entity declarations") ?? false, message ?? "parsed")
+    }
+
     func testExternalDTDsAreNeverFetched() throws {
         let server = try TestHTTPServer { _ in .text("<!ENTITY x \"fetched\">", contentType: "application/xml-dtd") }
         defer { server.stop() }
