@@ -15,6 +15,8 @@ final class AgentTests: XCTestCase {
         retriever = RecordingRetriever(FullTextRetriever(db: lib.library.db))
     }
 
+    override func tearDown() { retriever = nil; lib = nil }
+
     func asker(_ settings: ProviderSettings, rounds: Int = 3) throws -> Asker {
         let a = Asker(book: try lib.context(), provider: settings.makeProvider(), retriever: { self.retriever })
         a.maxRounds = rounds

@@ -12,6 +12,7 @@ final class CommandTests: XCTestCase {
     let secret = "sk-ant-VERY-SECRET-KEY-42"
 
     override func setUpWithError() throws { lib = try TestLibrary(currentPage: 4) }
+    override func tearDown() { lib = nil }
 
     struct Run { var out: String; var err: String; var error: IBError? }
 
