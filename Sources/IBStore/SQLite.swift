@@ -75,7 +75,8 @@ public final class Database {
             // The first read of the header: a file that is not SQLite fails here.
             try execute("PRAGMA foreign_keys = ON")
             _ = try scalarInt("SELECT count(*) FROM sqlite_schema")
-            if !readOnly {
+            // A file we may not write opens read-only: searching it still works.
+            if !readOnly && sqlite3_db_readonly(db, "main") != 1 {
                 // A new file: 64 KiB pages keep vector blocks on few overflow pages (ibvec's advice).
                 // page_size only takes effect before the first table exists.
                 if try scalarInt("PRAGMA page_count") == 0 { try execute("PRAGMA page_size = 65536") }
