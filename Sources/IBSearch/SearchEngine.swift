@@ -134,6 +134,7 @@ public final class SearchEngine {
     private let modelDirectory: String?
     /// Notes for the user (e.g. the library's model is not available: text search only). Printed by ib-search on stderr.
     public private(set) var warnings: [String] = []
+    func warn(_ message: String) { if !warnings.contains(message) { warnings.append(message) } }
 
     private var bookCache: [String: SearchBook] = [:]
 
@@ -347,7 +348,7 @@ public final class SearchEngine {
     public func queryVector(_ text: String, required: Bool) throws -> [Float]? {
         guard let (model, dim) = try library.embeddingModel() else {
             if required { throw IBError("the library has no vectors yet (embed the chunks with ib-embed); try --mode text") }
-            warnings.append("the library has no vectors: text search only")
+            warn("the library has no vectors: text search only")
             return nil
         }
         if encoder == nil {
@@ -366,7 +367,7 @@ public final class SearchEngine {
                     mark("model load")
                 } catch {
                     if required { throw error }
-                    warnings.append("cannot load the model (\(error.message)): text search only")
+                    warn("cannot load the model (\(error.message)): text search only")
                     return nil
                 }
             }
@@ -375,7 +376,7 @@ public final class SearchEngine {
         guard encoder.modelID == model, encoder.dimension == dim else {
             let message = "the library's vectors come from \(model) (\(dim) dimensions), but the model at \(encoder.directory) is \(encoder.modelID) (\(encoder.dimension))"
             if required { throw IBError(message + "; set IB_MODEL_DIR to the library's model") }
-            warnings.append(message + ": text search only")
+            warn(message + ": text search only")
             return nil
         }
         let vector = encoder.embed([text]).first
