@@ -37,9 +37,10 @@ for b in range(books):
         sp = min(pages, i // 2 + 1)
         v = [rnd.gauss(0, 1) for _ in range(dim)]
         n = math.sqrt(sum(x * x for x in v))
-        ep = min(pages, sp + i % 2)
-        w(json.dumps({"type": "chunk", "book_id": bid, "index": i, "start_page": sp, "end_page": ep,
-                      "start_offset": 0, "end_offset": len(f"page {ep} " + "lorem ipsum " * 40), "token_count": 60, "text": f"chunk {i} " + "lorem ipsum dolor " * 20,
+        # Like a real chunker: each chunk ends after the one before; two per page, the second at its end.
+        end = len(f"page {sp} " + "lorem ipsum " * 40) if i % 2 else 100
+        w(json.dumps({"type": "chunk", "book_id": bid, "index": i, "start_page": sp, "end_page": sp,
+                      "start_offset": 0 if i % 2 == 0 else 100, "end_offset": end, "token_count": 60, "text": f"chunk {i} " + "lorem ipsum dolor " * 20,
                       "model": model, "dim": dim, "embedding": [round(x / n, 7) for x in v]}) + "\n")
 EOF
 }
@@ -138,6 +139,16 @@ gen 18 1 10 384 | sed '$ s/"embedding": \[[^]]*\]/"embedding": "not base64!"/' |
 gen 19 1 10 384 | sed '$ s/, "embedding".*$/, "embedding": [0.1, 0.2/' | expect_refused "truncated JSON" "malformed JSON"
 gen 23 1 10 384 | head -n -3 | expect_refused "a stream cut short (upstream killed)" "incomplete"
 gen 24 1 10 384 | sed '3d' | expect_refused "a page missing" "pages arrived"
+
+# An upstream stage killed mid-run: the stream ends at any line. No cut may leave a ready half book.
+gen 25 1 40 384 > "$work/one.jsonl"
+lines=$(wc -l < "$work/one.jsonl"); halves=0
+for k in $(python3 -c "import random; print(*random.sample(range(1, $lines), 15))"); do
+  rm -f "$work/cut.db"*
+  head -n "$k" "$work/one.jsonl" | ib-index -q --db "$work/cut.db" 2>/dev/null
+  [ "$(q "$work/cut.db" "SELECT count(*) FROM books")" = 0 ] || { halves=$((halves + 1)); fail "a stream cut after line $k of $lines stored a book"; }
+done
+ok "15 random cuts of a $lines-line stream: $halves books stored"
 
 # A corrupt file, a file that is not a database, a newer schema.
 head -c 100000 /dev/urandom > "$work/random.db"
