@@ -101,44 +101,49 @@ AVX512 static inline __m512 exp512(__m512 x) {
 }
 
 /*
- * GELU(x) = x * Phi(x), Phi(x) = 1 - erfc(x / sqrt 2) / 2. erfc(z) for z >= 0 is
- * t * exp(-z^2 + Q(t)), t = 1 / (1 + z/2) (Numerical Recipes' erfcc: relative
- * error below 1.2e-7 everywhere). For x < 0, Phi(x) = erfc(|x| / sqrt 2) / 2,
- * so the tail keeps its relative accuracy too.
+ * GELU(x) = x/2 * (1 + erf(x / sqrt 2)), with erf(z) = z P(z^2) / Q(z^2) on z
+ * clamped to [-4, 4] (the rational approximation Eigen and XLA use for float:
+ * absolute error below 7e-8). The division is rcp14 plus one Newton step.
  */
-static const float erfc_q[10] = {
-    -1.26551223f, 1.00002368f, 0.37409196f, 0.09678418f, -0.18628806f,
-    0.27886807f, -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f,
+static const float erf_p[7] = {
+    -2.72614225801306e-10f, 2.77068142495902e-08f, -2.10102402082508e-06f, -5.69250639462346e-05f,
+    -7.34990630326855e-04f, -2.95459980854025e-03f, -1.60960333262415e-02f,
+};
+static const float erf_q[5] = {
+    -1.45660718464996e-05f, -2.13374055278905e-04f, -1.68282697438203e-03f,
+    -7.37332916720468e-03f, -1.42647390514189e-02f,
 };
 #define INV_SQRT2 0.70710678118654752f
 
 static inline __m256 gelu256(__m256 x) {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(INV_SQRT2));
-    __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), one);
-    __m256 t = _mm256_rcp_ps(d);
-    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* one Newton step */
-    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* rcp_ps has 12 bits: two */
-    __m256 q = _mm256_set1_ps(erfc_q[9]);
-    for (int i = 8; i >= 0; i--) q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(erfc_q[i]));
-    __m256 erfc = _mm256_mul_ps(t, exp256(_mm256_fnmadd_ps(z, z, q)));
-    __m256 tail = _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), erfc);   /* x * erfc / 2 */
-    __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
-    return _mm256_blendv_ps(_mm256_sub_ps(x, tail), tail, negative);
+    __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(INV_SQRT2));
+    z = _mm256_min_ps(_mm256_max_ps(z, _mm256_set1_ps(-4.0f)), _mm256_set1_ps(4.0f));
+    __m256 z2 = _mm256_mul_ps(z, z);
+    __m256 p = _mm256_set1_ps(erf_p[0]);
+    for (int i = 1; i < 7; i++) p = _mm256_fmadd_ps(p, z2, _mm256_set1_ps(erf_p[i]));
+    p = _mm256_mul_ps(p, z);
+    __m256 q = _mm256_set1_ps(erf_q[0]);
+    for (int i = 1; i < 5; i++) q = _mm256_fmadd_ps(q, z2, _mm256_set1_ps(erf_q[i]));
+    __m256 r = _mm256_rcp_ps(q);
+    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));   /* rcp_ps has 12 bits: */
+    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));   /* two Newton steps */
+    __m256 erf = _mm256_mul_ps(p, r);
+    return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(erf, _mm256_set1_ps(1.0f)));
 }
 
 AVX512 static inline __m512 gelu512(__m512 x) {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(INV_SQRT2));
-    __m512 d = _mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), one);
-    __m512 t = _mm512_rcp14_ps(d);
-    t = _mm512_mul_ps(t, _mm512_fnmadd_ps(d, t, _mm512_set1_ps(2.0f)));   /* one Newton step: ~23 bits */
-    __m512 q = _mm512_set1_ps(erfc_q[9]);
-    for (int i = 8; i >= 0; i--) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(erfc_q[i]));
-    __m512 erfc = _mm512_mul_ps(t, exp512(_mm512_fnmadd_ps(z, z, q)));
-    __m512 tail = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), erfc);
-    __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    return _mm512_mask_blend_ps(negative, _mm512_sub_ps(x, tail), tail);
+    __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(INV_SQRT2));
+    z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(-4.0f)), _mm512_set1_ps(4.0f));
+    __m512 z2 = _mm512_mul_ps(z, z);
+    __m512 p = _mm512_set1_ps(erf_p[0]);
+    for (int i = 1; i < 7; i++) p = _mm512_fmadd_ps(p, z2, _mm512_set1_ps(erf_p[i]));
+    p = _mm512_mul_ps(p, z);
+    __m512 q = _mm512_set1_ps(erf_q[0]);
+    for (int i = 1; i < 5; i++) q = _mm512_fmadd_ps(q, z2, _mm512_set1_ps(erf_q[i]));
+    __m512 r = _mm512_rcp14_ps(q);
+    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, _mm512_set1_ps(2.0f)));   /* one Newton step: ~23 bits */
+    __m512 erf = _mm512_mul_ps(p, r);
+    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(erf, _mm512_set1_ps(1.0f)));
 }
 
 static void gelu_avx2(float *x, int n) {

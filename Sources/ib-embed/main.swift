@@ -83,7 +83,10 @@ runTool("ib-embed") {
         var options = EmbedOptions()
         options.encoding = encoding
         options.progress = args.has("progress") ? true : args.has("no-progress") ? false : nil
-        options.bufferSize = max(1024, batch * (threads ?? SentenceEncoder.availableCores) * 4)
+        // Larger buffers keep both cores busy to the end of each buffer; with a
+        // progress line, smaller ones let it move every few seconds.
+        let showProgress = options.progress ?? Terminal.stderrIsTerminal
+        options.bufferSize = max(showProgress ? 256 : 1024, batch * (threads ?? SentenceEncoder.availableCores) * 4)
         try EmbedStream(provider: provider, options: options).run(paths: args.positionals)
     }
 }
