@@ -552,7 +552,7 @@ void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const
     }
 }
 
-static void softmax_row_avx2(float *s, int n, float scale) {
+static float softmax_row_avx2(float *s, int n, float scale, int normalize) {
     int j = 0;
     __m256 vmax = _mm256_set1_ps(-INFINITY);
     for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
@@ -567,12 +567,14 @@ static void softmax_row_avx2(float *s, int n, float scale) {
     }
     float sum = hsum256(acc);
     for (; j < n; j++) { s[j] = expf(s[j] * scale - max * scale); sum += s[j]; }
+    if (!normalize) return 1.0f / sum;
     const __m256 inv = _mm256_set1_ps(1.0f / sum);
     for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, _mm256_mul_ps(_mm256_loadu_ps(s + j), inv));
     for (; j < n; j++) s[j] *= 1.0f / sum;
+    return 1.0f;
 }
 
-AVX512 static void softmax_row_avx512(float *s, int n, float scale) {
+AVX512 static float softmax_row_avx512(float *s, int n, float scale, int normalize) {
     __m512 vmax = _mm512_set1_ps(-INFINITY);
     int j = 0;
     for (; j + 16 <= n; j += 16) vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(s + j));
@@ -592,16 +594,30 @@ AVX512 static void softmax_row_avx512(float *s, int n, float scale) {
         _mm512_mask_storeu_ps(s + j, tail, e);
         acc = _mm512_add_ps(acc, e);
     }
-    const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(acc));
+    const float invSum = 1.0f / _mm512_reduce_add_ps(acc);
+    if (!normalize) return invSum;
+    const __m512 inv = _mm512_set1_ps(invSum);
     for (j = 0; j + 16 <= n; j += 16) _mm512_storeu_ps(s + j, _mm512_mul_ps(_mm512_loadu_ps(s + j), inv));
     if (n > j) _mm512_mask_storeu_ps(s + j, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, s + j), inv));
+    return 1.0f;
 }
 
-void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale) {
-    const int avx512 = has_avx512();
+void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale, float *inverseSums) {
+    const int avx512 = has_avx512(), normalize = inverseSums == NULL;
     for (int r = 0; r < rows; r++) {
-        if (avx512) softmax_row_avx512(S + (size_t)r * ld, cols, scale);
-        else softmax_row_avx2(S + (size_t)r * ld, cols, scale);
+        float inv = avx512 ? softmax_row_avx512(S + (size_t)r * ld, cols, scale, normalize)
+                           : softmax_row_avx2(S + (size_t)r * ld, cols, scale, normalize);
+        if (inverseSums) inverseSums[r] = inv;
+    }
+}
+
+void ib_scale_rows(float *x, int rows, int cols, int ld, const float *scales) {
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * ld;
+        const __m256 s = _mm256_set1_ps(scales[r]);
+        int j = 0;
+        for (; j + 8 <= cols; j += 8) _mm256_storeu_ps(v + j, _mm256_mul_ps(_mm256_loadu_ps(v + j), s));
+        for (; j < cols; j++) v[j] *= scales[r];
     }
 }
 

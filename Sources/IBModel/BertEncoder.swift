@@ -79,6 +79,7 @@ final class Workspace {
     private(set) var sequenceCapacity = 0
     var x, q, k, v, context, ffn: UnsafeMutablePointer<Float>?
     var scores: UnsafeMutablePointer<Float>?
+    var inverseSums: UnsafeMutablePointer<Float>?
     var ids: [Int32] = [], positions: [Int32] = []
 
     func reserve(tokens: Int, longest: Int, config c: BertConfig) {
@@ -91,13 +92,14 @@ final class Workspace {
             tokenCapacity = tokens
         }
         if longest > sequenceCapacity {
-            scores?.deallocate()
+            scores?.deallocate(); inverseSums?.deallocate()
             scores = .allocate(capacity: longest * longest)
+            inverseSums = .allocate(capacity: longest)
             sequenceCapacity = longest
         }
     }
 
-    deinit { for p in [x, q, k, v, context, ffn, scores] { p?.deallocate() } }
+    deinit { for p in [x, q, k, v, context, ffn, scores, inverseSums] { p?.deallocate() } }
 }
 
 /// fp32 is exact to the reference; bf16 (opt-in) rounds the inputs of the
@@ -123,7 +125,8 @@ struct BertEncoder {
         let lengths = sequences.map(\.count)
         let tokens = lengths.reduce(0, +)
         ws.reserve(tokens: tokens, longest: lengths.max() ?? 0, config: c)
-        let x = ws.x!, q = ws.q!, k = ws.k!, v = ws.v!, context = ws.context!, ffn = ws.ffn!, scores = ws.scores
+        let x = ws.x!, q = ws.q!, k = ws.k!, v = ws.v!, context = ws.context!, ffn = ws.ffn!
+        let scores = ws.scores, inverseSums = ws.inverseSums
         let T = Int32(tokens)
         // Flags for the products with weight matrices (attention stays fp32).
         let w32: Int32 = precision == .bf16 ? Int32(IB_GEMM_BF16) : 0
@@ -143,15 +146,17 @@ struct BertEncoder {
             ib_gemm(T, h, h, x, h, layer.query, h, layer.queryBias, q, h, w32)
             ib_gemm(T, h, h, x, h, layer.key, h, layer.keyBias, k, h, w32)
             ib_gemm(T, h, h, x, h, layer.value, h, layer.valueBias, v, h, w32)
-            // ... then per sequence and head: softmax(q k^T / sqrt(d)) v.
+            // ... then per sequence and head: softmax(q k^T / sqrt(d)) v, with the
+            // softmax's division applied to the (narrower) product instead.
             var start = 0
             for length in lengths {
                 let L = Int32(length)
                 for head in 0..<Int(c.heads) {
                     let offset = start * Int(h) + head * Int(headSize)
                     ib_gemm(L, L, headSize, q + offset, h, k + offset, h, nil, scores, L, 0)
-                    ib_softmax_rows(scores, L, L, L, scale)
+                    ib_softmax_rows(scores, L, L, L, scale, inverseSums)
                     ib_gemm(L, headSize, L, scores, L, v + offset, h, nil, context + offset, h, Int32(IB_GEMM_B_KN))
+                    ib_scale_rows(context + offset, L, headSize, h, inverseSums)
                 }
                 start += length
             }

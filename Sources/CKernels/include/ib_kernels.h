@@ -48,8 +48,13 @@ void ib_gemm(int M, int N, int K,
 /* x[rows, dim] (row stride ld) = LayerNorm(x) * gamma + beta, in place. */
 void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const float *beta, float eps);
 
-/* Each row of S[rows, cols] (stride ld) becomes softmax(scale * row). */
-void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale);
+/* Each row of S[rows, cols] (stride ld) becomes softmax(scale * row). When
+ * inverseSums is not NULL, rows are left unnormalised (exp(scale * (s - max)))
+ * and 1/sum of each row is written there instead: scale the product later. */
+void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale, float *inverseSums);
+
+/* x[r, 0..<cols] *= scales[r] (row stride ld). */
+void ib_scale_rows(float *x, int rows, int cols, int ld, const float *scales);
 
 /* out[i, :] = word[ids[i], :] + position[positions[i], :] + type[0, :] for i < n. */
 void ib_embed_tokens(const int32_t *ids, const int32_t *positions, int n, int dim,
