@@ -30,7 +30,6 @@ let package = Package(
         .target(name: "IBHTTP", dependencies: ["IBCore"]),
 
         // MARK: parsing (poppler, libxml2 and cmark stay in ib-parse only)
-        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -47,7 +46,7 @@ let package = Package(
                 cSettings: cKernelFlags + [.define("SQLITE_CORE"), .unsafeFlags(["-I/usr/include/json-c"])],
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec"]),
-        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel", "CIBVec", "CSQLite"]),
+        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel"]),
         .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
 

@@ -33,8 +33,6 @@
 // Results carry the chunk text, book id/title/authors, start/end page and the
 // printed page labels (pages.label) when the book has them, a snippet with
 // matched terms marked «», and for --explain the rank in each list.
-import CIBVec
-import CSQLite
 import IBCore
 import IBModel
 import IBStore
@@ -144,13 +142,6 @@ public final class SearchEngine {
         self.library = library
         self.encoder = encoder
         self.modelDirectory = modelDirectory
-        Self.registerIBVec(library.db)
-    }
-
-    /// ibvec_knn must be on the connection; IBStore registers it, this is a safety net.
-    static func registerIBVec(_ db: Database) {
-        let present = (try? db.scalarInt("SELECT count(*) FROM pragma_function_list WHERE name = 'vec_f32'")) ?? 0
-        if present == 0 { _ = sqlite3_ibvec_init(db.handle, nil, nil) }
     }
 
     // MARK: books in scope
