@@ -27,7 +27,7 @@ ib-parse "$tmp/sherlock.txt" | ib-chunk | ib-embed | ib-index -q || { echo "ask.
 # 1. Offline: extractive, cited, stored.
 out=$(ib-ask "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] || fail "extractive exit $rc: $(cat "$tmp/err")"
-head -1 <<<"$out" | grep -q '^Extractive answer' || fail "extractive answer does not say so: $out"
+head -1 <<<"$out" | grep >/dev/null '^Extractive answer' || fail "extractive answer does not say so: $out"
 grep -q 'Irene Adler' <<<"$out" && grep -Eq '\(pp?\. [0-9]+(-[0-9]+)?\)' <<<"$out" || fail "no cited sentence: $out"
 [ "$(q "SELECT count(*) FROM conversations")" = 1 ] || fail "extractive turn not stored"
 [ "$(q "SELECT group_concat(role, ',') FROM (SELECT role FROM chat_messages ORDER BY rowid)")" = "user,tool_result,assistant" ] || fail "stored roles"
@@ -57,7 +57,7 @@ before=$(q "SELECT count(*) FROM conversations")
 printf 'What is in the photograph?\nWhere does Irene Adler live?\n' | ib-ask >"$tmp/out" 2>"$tmp/err" || fail "piped: $(cat "$tmp/err")"
 [ "$(grep -c '^Extractive answer' "$tmp/out")" = 2 ] || fail "two piped answers: $(cat "$tmp/out")"
 [ "$(q "SELECT count(*) FROM conversations")" = $((before + 1)) ] || fail "piped questions should share one conversation"
-ib-ask --list | grep -q 'What is in the photograph?' || fail "--list"
+ib-ask --list | grep >/dev/null 'What is in the photograph?' || fail "--list"
 ok "piped session and --list"
 
 # 4. A fake Anthropic server.
@@ -140,7 +140,7 @@ assert b["tools"][0]["name"] == "search_book" and b["stream"] is True
 assert [m["role"] for m in b["messages"]] == ["user", "assistant", "user"]
 PY
 grep -q "$key" "$tmp/err" && fail "the API key reached verbose output"
-grep -c "$key" "$IB_DB" "$IB_DB-wal" 2>/dev/null | grep -qv ':0$' && fail "the API key reached the library"
+grep -c "$key" "$IB_DB" "$IB_DB-wal" 2>/dev/null | grep >/dev/null -v ':0$' && fail "the API key reached the library"
 [ "$(q "SELECT count(*) FROM chat_messages")" = $((before + 3)) ] || fail "anthropic turn not stored"
 ok "anthropic agent loop: $out"
 

@@ -49,8 +49,8 @@ out=$(LANG=zh_CN.UTF-8 ib-capture status); check "chinese status" has "$out" '�
 err=$(LANG=zh_CN.UTF-8 ib-capture --dry-run 'asdfgh' 2>&1); check "chinese error" has "$err" '无法理解'
 ib-capture export --format csv > "$dir/h.csv"
 check "csv header" test "$(head -1 "$dir/h.csv")" = "Highlight,Title,Author,Note,Location,Location Type,Date"
-ib-capture export --format markdown | grep -q '^# Meditations$'; check "markdown" test $? -eq 0
-ib-capture export --format json | grep -q '"type":"book_export"'; check "json export" test $? -eq 0
+ib-capture export --format markdown | grep >/dev/null '^# Meditations$'; check "markdown" test $? -eq 0
+ib-capture export --format json | grep >/dev/null '"type":"book_export"'; check "json export" test $? -eq 0
 IB_DB="$dir/other.db" ib-capture import "$dir/h.csv" 2>/dev/null
 check "readwise import" test "$(sqlite3 "$dir/other.db" 'SELECT count(*) FROM quotes')" = "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')"
 ib-capture --dry-run 'Quote:' >/dev/null 2>&1; check "empty quote is an error" test $? -eq 1

@@ -16,7 +16,7 @@ expect() {  # expect NAME WANT SQL...: runs sqlite3 with ibvec loaded, compares 
 expect_error() {  # expect_error NAME PATTERN SQL: the statement must fail with PATTERN
   local name=$1 pat=$2; shift 2
   local got; got=$(cd "$tmp" && sqlite3 "$tmp/lib.db" '.load ./ibvec' "$@" 2>&1) && fail "$name: no error"
-  echo "$got" | grep -q -- "$pat" || fail "$name: error [$got] lacks [$pat]"
+  echo "$got" | grep >/dev/null -- "$pat" || fail "$name: error [$got] lacks [$pat]"
 }
 
 "$root/scripts/build-ibvec" "$tmp/ibvec.so" > /dev/null || { echo "FAIL: build-ibvec"; exit 1; }

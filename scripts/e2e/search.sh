@@ -19,11 +19,11 @@ export IB_DB="$tmp/library.db"
 ib-parse "$root/shared/fixtures/eval/chinese.txt" | ib-chunk --size 64 | ib-embed | ib-index -q || fail "indexing chinese.txt"
 for mode in text hybrid; do
   out=$(ib-search --json -k 1 --mode "$mode" "侦探检查脚印皮靴")
-  echo "$out" | grep -q "花园里的脚印" || fail "CJK ($mode): the footprint passage was not first: $out"
-  echo "$out" | grep -q "«" || fail "CJK ($mode): no marked term in the snippet"
+  echo "$out" | grep >/dev/null "花园里的脚印" || fail "CJK ($mode): the footprint passage was not first: $out"
+  echo "$out" | grep >/dev/null "«" || fail "CJK ($mode): no marked term in the snippet"
 done
 out=$(ib-search --json -k 1 --mode text "月亮兔子故事")
-echo "$out" | grep -q "月亮和兔子的故事" || fail "CJK: the moon-rabbit passage was not found"
+echo "$out" | grep >/dev/null "月亮和兔子的故事" || fail "CJK: the moon-rabbit passage was not found"
 
 # --- spoilers: a hand-made book whose chunk 1 spans pages 5-6
 python3 - "$tmp/book.jsonl" <<'EOF'
@@ -45,35 +45,35 @@ ib-embed < "$tmp/book.jsonl" | ib-index -q || fail "indexing the spoiler book"
 q="where was the emerald necklace hidden"
 for mode in text vector hybrid; do
   [ -z "$(ib-search --json --mode "$mode" --book "Spoiler Test" --page 5 "$q" | grep emerald)" ] || fail "$mode: pages 5-6 leaked at --page 5"
-  ib-search --json --mode "$mode" --book "Spoiler Test" --page 6 "$q" | grep -q emerald || fail "$mode: not found at --page 6"
+  ib-search --json --mode "$mode" --book "Spoiler Test" --page 6 "$q" | grep >/dev/null emerald || fail "$mode: not found at --page 6"
 done
 ib-index set-page "Spoiler Test" 5 >/dev/null || fail "set-page"
 for mode in text vector hybrid; do
   out=$(ib-search --json --mode "$mode" -k 20 "$q")
   [ -z "$(echo "$out" | grep emerald)" ] || fail "$mode: the reading position (5) let pages 5-6 through"
-  echo "$out" | grep -q '"end_page":[78]' && echo "$out" | grep -q 00112233aabbccdd && fail "$mode: pages 7-8 leaked"
-  ib-search --json --mode "$mode" --all-pages "$q" | grep -q emerald || fail "$mode: --all-pages did not lift the position"
+  echo "$out" | grep >/dev/null '"end_page":[78]' && echo "$out" | grep >/dev/null 00112233aabbccdd && fail "$mode: pages 7-8 leaked"
+  ib-search --json --mode "$mode" --all-pages "$q" | grep >/dev/null emerald || fail "$mode: --all-pages did not lift the position"
 done
-ib-search --json --all-pages -k 1 "$q" | grep -q '"start_label":"105","end_label":"106"' || fail "page labels missing"
+ib-search --json --all-pages -k 1 "$q" | grep >/dev/null '"start_label":"105","end_label":"106"' || fail "page labels missing"
 ib-index set-page "Spoiler Test" 0 >/dev/null
 
 # --- nothing found, books, bad BOOK, empty and missing libraries
 out=$(ib-search --json --mode text "xylophonequasar"); rc=$?
 [ $rc -eq 0 ] && [ -z "$out" ] || fail "a query that finds nothing: exit $rc, output '$out'"
-ib-search --json --kind books "spoil tes" | grep -q '"kind":"book".*"title":"Spoiler Test"' || fail "--kind books"
+ib-search --json --kind books "spoil tes" | grep >/dev/null '"kind":"book".*"title":"Spoiler Test"' || fail "--kind books"
 ib-search --book "no such book at all" "x" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "unknown --book: exit $rc, expected 1"
 ib-search --bogus x >/dev/null 2>&1; [ $? -eq 2 ] || fail "an unknown option is not exit 2"
 ib-index --db "$tmp/empty.db" stats >/dev/null 2>&1
 err=$(ib-search --db "$tmp/empty.db" "anything" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 0 ] && echo "$err" | grep -q "no books" || fail "empty library: exit $rc, stderr '$err'"
+[ $rc -eq 0 ] && echo "$err" | grep >/dev/null "no books" || fail "empty library: exit $rc, stderr '$err'"
 ib-search --db "$tmp/missing.db" "anything" >/dev/null 2>&1; [ $? -eq 1 ] || fail "a missing library is not exit 1"
 [ ! -e "$tmp/missing.db" ] || fail "ib-search created a library"
 
 # --- a library without vectors: hybrid falls back to text (a note on stderr), vector fails
 ib-parse "$root/shared/fixtures/eval/chinese.txt" | ib-chunk | ib-index -q --db "$tmp/novec.db" 2>/dev/null
 out=$(ib-search --db "$tmp/novec.db" --json "月亮兔子" 2>"$tmp/novec.err"); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "兔子" && grep -q "text search only" "$tmp/novec.err" || fail "no vectors: hybrid did not fall back to text (exit $rc)"
+[ $rc -eq 0 ] && echo "$out" | grep >/dev/null "兔子" && grep -q "text search only" "$tmp/novec.err" || fail "no vectors: hybrid did not fall back to text (exit $rc)"
 ib-search --db "$tmp/novec.db" --mode vector "月亮兔子" >/dev/null 2>&1; [ $? -eq 1 ] || fail "no vectors: --mode vector is not exit 1"
 
 # --- docs: every long option of --help is in the man page, and the reverse
