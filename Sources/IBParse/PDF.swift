@@ -58,9 +58,10 @@ enum PDFParser {
         // without its global locks, and a crash on a hostile page only loses that worker's pages),
         // each with a contiguous run of pages; in-process when there is one CPU, few pages, or
         // other threads in this process.
-        // Default: in-process. Measured on a shared 2-CPU machine, forked workers cost more CPU
-        // (copy-on-write faults) than they save in wall time; IB_PARSE_JOBS=N opts in.
-        var workers = 1
+        // Default: one worker per CPU (at most 8) for a PDF of 64 pages or more. Measured on
+        // 2 CPUs: sherlock.pdf (288 pages) takes 148 ms in-process and 89 ms with 2 workers,
+        // for 0.14 s of CPU either way (copy-on-write costs little). IB_PARSE_JOBS=N sets N.
+        var workers = count >= 64 ? min(max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), 8, count) : 1
         if let forced = getenv("IB_PARSE_JOBS").flatMap({ Int(String(cString: $0)) }), forced >= 1 { workers = min(forced, 16, max(count, 1)) }
         if workers > 1 && !isSingleThreaded() { workers = 1 }
         var jobs: [PageJob] = []

@@ -48,7 +48,8 @@ Options:
   -h, --help             show this help
       --version          show the version
 
-Environment: IB_PARSE_JOBS  worker processes for PDF pages (default 1: in-process)
+Environment: IB_PARSE_JOBS  worker processes for PDF pages (default: one per CPU
+                            for 64 pages or more; 1: in-process)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
 unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
