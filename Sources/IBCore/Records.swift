@@ -179,6 +179,11 @@ public struct ChunkRecord: Sendable, Equatable {
     public var tokenCount: Int
     public var text: String
     public var embedding: [Float]?
+    /// Window vectors: the chunk's tokens in runs of about 32, each mean-pooled
+    /// from the same forward pass as `embedding`, unit length, quantised to int8
+    /// by its largest component; `dim` codes per window, windows in text order.
+    /// Search re-scores candidates by their best window. Empty when absent.
+    public var windows: [Int8] = []
     public var model: String?
     public var extra = JSONObject()
 
@@ -193,7 +198,7 @@ public struct ChunkRecord: Sendable, Equatable {
     public var id: String { "\(bookID):\(index)" }
 
     static let known: Set<String> = ["type", "book_id", "index", "start_page", "end_page", "start_offset",
-                                     "end_offset", "token_count", "text", "embedding", "model", "dim"]
+                                     "end_offset", "token_count", "text", "embedding", "model", "dim", "windows"]
 
     public init(_ object: JSONObject) throws(RecordError) {
         let r = FieldReader(object: object, type: "chunk")
@@ -211,6 +216,13 @@ public struct ChunkRecord: Sendable, Equatable {
         embedding = try Self.readEmbedding(object["embedding"])
         if let embedding, let dim = try r.optionalInt("dim"), dim != embedding.count {
             throw RecordError("chunk record: 'dim' is \(dim) but the embedding has \(embedding.count) values")
+        }
+        if let value = object["windows"], !value.isNull {
+            guard let embedding, !embedding.isEmpty else { throw RecordError("chunk record: 'windows' without an embedding") }
+            guard let text = value.stringValue, let bytes = Base64.decode(text), bytes.count % embedding.count == 0 else {
+                throw RecordError("chunk record: 'windows' must be base64 of int8 codes, \(embedding.count) per window")
+            }
+            windows = bytes.map { Int8(bitPattern: $0) }
         }
     }
 
@@ -280,6 +292,11 @@ public struct ChunkRecord: Sendable, Equatable {
             }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: Base64.encode(bytes).utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        if !windows.isEmpty {
+            out.append(contentsOf: ",\"windows\":\"".utf8)
+            out.append(contentsOf: windows.withUnsafeBytes { Base64.encode(Array($0)) }.utf8)
             out.append(UInt8(ascii: "\""))
         }
         out.append(UInt8(ascii: "}"))

@@ -6,13 +6,15 @@
 // One SQLite file, by default $XDG_CACHE_HOME/ib/embeddings.db
 // (~/.cache/ib/embeddings.db), in WAL mode with a busy timeout so that
 // several ib-embed processes can share it. Vectors are little-endian
-// float32 blobs. The file is only a cache: deleting it is always safe, and a
+// float32 blobs; with window vectors (the native model), one blob holds the
+// vector then its int8 window codes, under the key "<model>+windows32". The file is only a cache: deleting it is always safe, and a
 // cache that cannot be opened or written is a warning, never a failure.
 #if canImport(Glibc)
 import Glibc
 #endif
 import CSQLite
 import IBCore
+import IBModel
 
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -84,7 +86,51 @@ public final class EmbeddingCache {
 
     /// The cached vector of each digest, or nil. Errors disable the cache (one warning).
     public func lookup(model: String, digests: [[UInt8]]) -> [[Float]?] {
-        var out = [[Float]?](repeating: nil, count: digests.count)
+        lookupBlobs(model: model, digests: digests).map { entry in
+            guard let entry, entry.dim > 0, entry.bytes.count == entry.dim * 4 else { return nil }
+            return Self.floats(entry.bytes, count: entry.dim)
+        }
+    }
+
+    /// The cached vector and window codes of each digest (stored under a key of their own), or nil.
+    public func lookupWindowed(model: String, digests: [[UInt8]]) -> [(vector: [Float], windows: [Int8])?] {
+        lookupBlobs(model: model, digests: digests).map { entry in
+            guard let entry, entry.dim > 0, entry.bytes.count >= entry.dim * 4,
+                  (entry.bytes.count - entry.dim * 4) % entry.dim == 0 else { return nil }
+            let windows = entry.bytes[(entry.dim * 4)...].map { Int8(bitPattern: $0) }
+            return (Self.floats(entry.bytes, count: entry.dim), windows)
+        }
+    }
+
+    /// Stores vectors in one transaction (replacing older ones). Errors disable the cache (one warning).
+    public func store(model: String, entries: [(digest: [UInt8], vector: [Float])]) {
+        storeBlobs(model: model, entries: entries.map { ($0.digest, $0.vector.count, Self.bytes($0.vector)) })
+    }
+
+    /// Stores vectors with their window codes, as one blob each (vector, then codes).
+    public func storeWindowed(model: String, entries: [(digest: [UInt8], vector: [Float], windows: [Int8])]) {
+        storeBlobs(model: model, entries: entries.map { entry in
+            var blob = Self.bytes(entry.vector)
+            entry.windows.withUnsafeBytes { blob.append(contentsOf: $0) }
+            return (entry.digest, entry.vector.count, blob)
+        })
+    }
+
+    static func floats(_ bytes: [UInt8], count: Int) -> [Float] {
+        bytes.withUnsafeBytes { raw in
+            (0..<count).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+    }
+
+    static func bytes(_ vector: [Float]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(vector.count * 4)
+        for value in vector { withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
+        return out
+    }
+
+    private func lookupBlobs(model: String, digests: [[UInt8]]) -> [(dim: Int, bytes: [UInt8])?] {
+        var out = [(dim: Int, bytes: [UInt8])?](repeating: nil, count: digests.count)
         guard !disabled, let statement = selectStatement else { return out }
         do {
             for (i, digest) in digests.enumerated() {
@@ -94,14 +140,9 @@ public final class EmbeddingCache {
                 let rc = sqlite3_step(statement)
                 if rc == SQLITE_ROW {
                     let dim = Int(sqlite3_column_int64(statement, 0))
-                    let bytes = Int(sqlite3_column_bytes(statement, 1))
-                    if dim > 0, bytes == dim * 4, let blob = sqlite3_column_blob(statement, 1) {
-                        var vector = [Float](repeating: 0, count: dim)
-                        vector.withUnsafeMutableBytes { _ = memcpy($0.baseAddress!, blob, bytes) }
-                        #if _endian(big)
-                        for j in vector.indices { vector[j] = Float(bitPattern: UInt32(littleEndian: vector[j].bitPattern)) }
-                        #endif
-                        out[i] = vector
+                    let count = Int(sqlite3_column_bytes(statement, 1))
+                    if let blob = sqlite3_column_blob(statement, 1) {
+                        out[i] = (dim, Array(UnsafeRawBufferPointer(start: blob, count: count)))
                     }
                 } else if rc != SQLITE_DONE {
                     throw IBError(errorMessage())
@@ -111,13 +152,12 @@ public final class EmbeddingCache {
         } catch {
             sqlite3_reset(statement)
             fail("reading", error)
-            return [[Float]?](repeating: nil, count: digests.count)
+            return [(dim: Int, bytes: [UInt8])?](repeating: nil, count: digests.count)
         }
         return out
     }
 
-    /// Stores vectors in one transaction (replacing older ones). Errors disable the cache (one warning).
-    public func store(model: String, entries: [(digest: [UInt8], vector: [Float])]) {
+    private func storeBlobs(model: String, entries: [(digest: [UInt8], dim: Int, blob: [UInt8])]) {
         guard !disabled, !entries.isEmpty, let statement = insertStatement else { return }
         let now = Int64(Timestamp.now())
         do {
@@ -127,12 +167,8 @@ public final class EmbeddingCache {
                     sqlite3_reset(statement)
                     sqlite3_bind_text(statement, 1, model, -1, sqliteTransient)
                     _ = entry.digest.withUnsafeBytes { sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient) }
-                    sqlite3_bind_int64(statement, 3, Int64(entry.vector.count))
-                    var vector = entry.vector
-                    #if _endian(big)
-                    for j in vector.indices { vector[j] = Float(bitPattern: vector[j].bitPattern.littleEndian) }
-                    #endif
-                    _ = vector.withUnsafeBytes { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), sqliteTransient) }
+                    sqlite3_bind_int64(statement, 3, Int64(entry.dim))
+                    _ = entry.blob.withUnsafeBytes { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), sqliteTransient) }
                     sqlite3_bind_int64(statement, 5, now)
                     guard sqlite3_step(statement) == SQLITE_DONE else { throw IBError(errorMessage()) }
                 }
@@ -201,7 +237,8 @@ public protocol EmbeddingCacheKeyed {
 /// Any provider behind the cache: cached texts are not sent again, repeated
 /// texts in one call are embedded once, and new vectors are stored as soon as
 /// each request succeeds (so a run that fails part-way resumes for free).
-public final class CachedProvider: EmbeddingProvider {
+public final class CachedProvider: WindowEmbeddingProvider {
+    public var supportsWindows: Bool { (base as? WindowEmbeddingProvider)?.supportsWindows ?? false }
     public let base: any EmbeddingProvider
     public let cache: EmbeddingCache
     /// The model part of the cache key.
@@ -255,6 +292,37 @@ public final class CachedProvider: EmbeddingProvider {
         if let first = result.first, let n = first?.count {
             learned = n
             (base as? HTTPEmbeddingProvider)?.adopt(dimension: n)
+        }
+        return result.map { $0! }
+    }
+
+    /// Vectors and window codes (when the base provider makes windows), cached
+    /// apart from plain vectors under "<cache key>+windows<tokens>".
+    public func embedWithWindows(_ texts: [String]) throws -> [(vector: [Float], windows: [Int8])] {
+        guard let windowed = base as? WindowEmbeddingProvider, windowed.supportsWindows else {
+            return try embed(texts).map { ($0, []) }
+        }
+        let key = cacheKey + "+windows\(SentenceEncoder.windowTokens)"
+        let digests = texts.map(EmbeddingCache.digest)
+        let dim = base.dimension
+        var result = cache.lookupWindowed(model: key, digests: digests).map { entry in
+            entry.flatMap { $0.vector.count == dim ? $0 : nil }
+        }
+        hits += result.lazy.filter { $0 != nil }.count
+        var firstIndex: [[UInt8]: Int] = [:]
+        var todo: [Int] = []
+        for i in texts.indices where result[i] == nil {
+            if firstIndex[digests[i]] == nil { firstIndex[digests[i]] = i; todo.append(i) }
+        }
+        if !todo.isEmpty {
+            let fresh = try windowed.embedWithWindows(todo.map { texts[$0] })
+            guard fresh.count == todo.count, fresh.allSatisfy({ $0.vector.count == dim }) else {
+                throw IBError("\(modelID): asked for \(todo.count) embeddings of \(dim) dimensions, got something else; nothing was written for this batch", code: .provider)
+            }
+            cache.storeWindowed(model: key, entries: zip(todo, fresh).map { (digests[$0], $1.vector, $1.windows) })
+            for (i, entry) in zip(todo, fresh) { result[i] = entry }
+            for i in texts.indices where result[i] == nil { result[i] = result[firstIndex[digests[i]]!] }
+            misses += todo.count
         }
         return result.map { $0! }
     }

@@ -9,6 +9,8 @@ import IBCore
 
 public struct EmbedOptions: Sendable {
     public var encoding: EmbeddingEncoding = .floats
+    /// Add window vectors ("windows") when the provider makes them (the native model).
+    public var windows = true
     /// Chunks held before they are embedded together (batches are cut from these).
     public var bufferSize = 256
     /// Progress line on stderr: nil means "when stderr is a terminal".
@@ -76,7 +78,16 @@ public final class EmbedStream {
         var texts: [String] = []
         texts.reserveCapacity(pendingChunks)
         for item in pending { if case .chunk(let c) = item { texts.append(c.text) } }
-        let vectors = texts.isEmpty ? [] : try provider.embed(texts)
+        var vectors: [[Float]] = []
+        var windows: [[Int8]] = []
+        if texts.isEmpty {
+        } else if options.windows, let windowed = provider as? WindowEmbeddingProvider, windowed.supportsWindows {
+            let embedded = try windowed.embedWithWindows(texts)
+            vectors = embedded.map(\.vector)
+            windows = embedded.map(\.windows)
+        } else {
+            vectors = try provider.embed(texts)
+        }
         guard vectors.count == texts.count else {
             throw IBError("\(provider.modelID): asked for \(texts.count) embeddings, got \(vectors.count)", code: .provider)
         }
@@ -92,6 +103,7 @@ public final class EmbedStream {
                     throw IBError("\(provider.modelID): returned a vector of \(vector.count) values, expected \(provider.dimension)", code: .provider)
                 }
                 chunk.embedding = vector
+                chunk.windows = windows.isEmpty ? [] : windows[next - 1]
                 chunk.model = provider.modelID
                 out.writeRecord(.chunk(chunk), encoding: options.encoding)
             }

@@ -21,6 +21,14 @@ extension EmbeddingProvider {
     public var maxSequenceLength: Int? { nil }
 }
 
+/// A provider that can also give each text's window vectors (int8 codes, `dimension`
+/// per window; see SentenceEncoder.windowCodes) from the same forward pass.
+public protocol WindowEmbeddingProvider: EmbeddingProvider {
+    /// False when this provider cannot make windows after all (a cache in front of an HTTP model).
+    var supportsWindows: Bool { get }
+    func embedWithWindows(_ texts: [String]) throws -> [(vector: [Float], windows: [Int8])]
+}
+
 /// all-MiniLM-L6-v2 (or any BERT sentence-transformers folder) run natively.
 public final class NativeProvider: EmbeddingProvider {
     public let encoder: SentenceEncoder
@@ -38,6 +46,13 @@ public final class NativeProvider: EmbeddingProvider {
     public var truncatedCount: Int { encoder.truncatedCount }
     public var maxSequenceLength: Int? { encoder.maxSequenceLength }
     public func embed(_ texts: [String]) throws -> [[Float]] { encoder.embed(texts) }
+}
+
+extension NativeProvider: WindowEmbeddingProvider {
+    public var supportsWindows: Bool { true }
+    public func embedWithWindows(_ texts: [String]) throws -> [(vector: [Float], windows: [Int8])] {
+        encoder.embedWithWindows(texts)
+    }
 }
 
 /// bf16 vectors differ slightly from fp32 ones, so they are cached apart.

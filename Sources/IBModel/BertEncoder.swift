@@ -116,9 +116,11 @@ struct BertEncoder {
 
     /// Runs the encoder over `sequences` (token ids with [CLS] and [SEP], each no
     /// longer than max_position_embeddings) and writes one pooled vector per
-    /// sequence to `out` (sequences.count x hidden).
+    /// sequence to `out` (sequences.count x hidden). `tokenStates`, when given, sees
+    /// each sequence's final hidden states (index in `sequences`, length x hidden) before pooling.
     func forward(_ sequences: [[Int32]], pooling: Pooling, normalize: Bool,
-                 workspace ws: Workspace, out: UnsafeMutablePointer<Float>) {
+                 workspace ws: Workspace, out: UnsafeMutablePointer<Float>,
+                 tokenStates: ((Int, UnsafePointer<Float>, Int) -> Void)? = nil) {
         let c = config, w = weights
         let h = Int32(c.hiddenSize), inter = Int32(c.intermediateSize)
         let headSize = Int32(c.headSize)
@@ -172,6 +174,7 @@ struct BertEncoder {
         // 5. Pooling over each sequence's tokens (all of them are real tokens), then L2 normalisation.
         var start = 0
         for (i, length) in lengths.enumerated() {
+            tokenStates?(i, x + start * Int(h), length)
             let rows = pooling == .cls ? 1 : Int32(length)
             ib_mean_pool(x + start * Int(h), rows, h, h, normalize ? 1 : 0, out + i * Int(h))
             start += length

@@ -98,6 +98,59 @@ public final class SentenceEncoder: @unchecked Sendable {
 
     /// One unit-length vector per text, in order.
     public func embed(_ texts: [String]) -> [[Float]] {
+        embed(tokenIDs: tokenizeAll(texts))
+    }
+
+    /// One unit-length vector per text, plus its window vectors (see windowCodes),
+    /// from the same forward pass: the vectors are the ones embed() returns.
+    public func embedWithWindows(_ texts: [String], windowTokens: Int = SentenceEncoder.windowTokens) -> [(vector: [Float], windows: [Int8])] {
+        let sequences = tokenizeAll(texts)
+        // One slot per text, each written by the one worker that embeds it.
+        let slots = UnsafeMutablePointer<[Int8]>.allocate(capacity: sequences.count)
+        slots.initialize(repeating: [], count: sequences.count)
+        defer { slots.deinitialize(count: sequences.count); slots.deallocate() }
+        let dim = dimension
+        let vectors = run(sequences) { index, states, length in
+            slots[index] = Self.windowCodes(states: states, length: length, dim: dim, windowTokens: windowTokens)
+        }
+        return vectors.enumerated().map { ($1, slots[$0]) }
+    }
+
+    /// One vector per token sequence (ids with [CLS] and [SEP]), in order.
+    /// Sequences longer than maxSequenceLength are truncated.
+    public func embed(tokenIDs input: [[Int32]]) -> [[Float]] {
+        run(input, tokenStates: nil)
+    }
+
+    /// Tokens per window: short enough that one sentence or dictionary entry
+    /// dominates its window (on the search evaluation, 32 beat 16, 24 and 48).
+    public static let windowTokens = 32
+
+    /// A chunk's window vectors from its final hidden states (length x dim, [CLS]
+    /// first, [SEP] last): the tokens between them cut into ceil(n / windowTokens)
+    /// runs of nearly equal length, each mean-pooled and scaled to unit length,
+    /// then quantised to int8 by its largest component (codes = round(127 v / max|v|)).
+    /// Empty when the chunk has no more than windowTokens tokens: its own vector covers it.
+    static func windowCodes(states: UnsafePointer<Float>, length: Int, dim: Int, windowTokens: Int) -> [Int8] {
+        let n = length - 2
+        guard n > windowTokens, windowTokens > 0 else { return [] }
+        let count = (n + windowTokens - 1) / windowTokens
+        var codes = [Int8](repeating: 0, count: count * dim)
+        var pooled = [Float](repeating: 0, count: dim)
+        for w in 0..<count {
+            let first = 1 + w * n / count, end = 1 + (w + 1) * n / count
+            pooled.withUnsafeMutableBufferPointer { p in
+                ib_mean_pool(states + first * dim, Int32(end - first), Int32(dim), Int32(dim), 1, p.baseAddress!)
+            }
+            var largest: Float = 0
+            for v in pooled { largest = max(largest, abs(v)) }
+            let scale = largest > 0 ? 127 / largest : 0
+            for j in 0..<dim { codes[w * dim + j] = Int8((pooled[j] * scale).rounded()) }
+        }
+        return codes
+    }
+
+    private func tokenizeAll(_ texts: [String]) -> [[Int32]] {
         var sequences: [[Int32]] = []
         sequences.reserveCapacity(texts.count)
         var truncated = 0
@@ -107,12 +160,11 @@ public final class SentenceEncoder: @unchecked Sendable {
             if cut { truncated += 1 }
         }
         if truncated > 0 { lock.withLock { _truncated += truncated } }
-        return embed(tokenIDs: sequences)
+        return sequences
     }
 
-    /// One vector per token sequence (ids with [CLS] and [SEP]), in order.
-    /// Sequences longer than maxSequenceLength are truncated.
-    public func embed(tokenIDs input: [[Int32]]) -> [[Float]] {
+    /// The batched, threaded forward pass behind embed() and embedWithWindows().
+    private func run(_ input: [[Int32]], tokenStates: ((Int, UnsafePointer<Float>, Int) -> Void)?) -> [[Float]] {
         let n = input.count
         guard n > 0 else { return [] }
         let sequences = input.map { ids -> [Int32] in
@@ -142,10 +194,12 @@ public final class SentenceEncoder: @unchecked Sendable {
             while true {
                 let b = next.next()
                 if b >= batches.count { break }
-                let batch = batches[b].map { sequences[$0] }
+                let members = batches[b]
+                let batch = members.map { sequences[$0] }
                 self.encoder.forward(batch, pooling: self.sentenceConfig.pooling,
                                      normalize: self.sentenceConfig.normalize,
-                                     workspace: workspace, out: sorted + b * self.batchSize * dim)
+                                     workspace: workspace, out: sorted + b * self.batchSize * dim,
+                                     tokenStates: tokenStates.map { see in { j, states, length in see(members[j], states, length) } })
             }
             self.returnWorkspace(workspace)
         }

@@ -39,10 +39,12 @@ public struct Exporter {
                         out.writeRecord(.page(page))
                     }
                 }
+                let windows = missingEmbeddings ? [:] : try library.windows(bookID: book.id)
                 for var chunk in try library.chunks(bookID: book.id) {
                     if let vector = byKey[chunk.index] {
                         if missingEmbeddings { continue }
                         chunk.embedding = vector
+                        chunk.windows = windows[chunk.index] ?? []
                         chunk.model = book.embeddingModel ?? model?.model
                     }
                     out.writeRecord(.chunk(chunk), encoding: encoding)

@@ -322,8 +322,8 @@ public final class Indexer {
         var seq = try db.scalarInt("SELECT max(seq) FROM chunks") ?? 0
         let insertChunk = try db.prepare("""
             INSERT INTO chunks (id, book_id, content, start_page, end_page, chunk_index, created_at,
-                                start_offset, end_offset, token_count, extra, seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                start_offset, end_offset, token_count, extra, seq, windows)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let insertText = try db.prepare("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)")
         for chunk in chunks {
@@ -341,12 +341,19 @@ public final class Indexer {
             try insertChunk.bind(10, chunk.tokenCount)
             try insertChunk.bind(11, Self.extraText(chunk.extra))
             try insertChunk.bind(12, seq)
+            try insertChunk.bind(13, Self.windowsValue(chunk))
             try insertChunk.execute()
             insertText.reset()
             try insertText.bind(1, seq)
             try insertText.bind(2, FullText.segment(chunk.text))
             try insertText.execute()
         }
+    }
+
+    /// The chunk's window codes as a blob, or NULL (none, or no embedding beside them).
+    static func windowsValue(_ chunk: ChunkRecord) -> SQLValue {
+        guard !chunk.windows.isEmpty, chunk.embedding != nil else { return .null }
+        return .blob(chunk.windows.map { UInt8(bitPattern: $0) })
     }
 
     static func extraText(_ extra: JSONObject) -> String {
@@ -371,9 +378,11 @@ public final class Indexer {
         try select.bind(1, p.id)
         while try select.step() { endPages[select.int(0)] = select.int(1) }
         var added = 0, unknown = 0
+        var addedKeys = Set<Int>()
         for v in p.vectors where !have.contains(v.key) {
             guard let endPage = endPages[v.key] else { unknown += 1; continue }
             existing.append(VectorEntry(key: v.key, endPage: endPage, vector: v.vector))
+            addedKeys.insert(v.key)
             added += 1
         }
         if unknown > 0 { report("book \(p.id): \(unknown) embeddings for chunks the library does not have were ignored") }
@@ -384,6 +393,9 @@ public final class Indexer {
         }
         try VectorBlocks.delete(db, bookID: p.id)
         try VectorBlocks.write(db, bookID: p.id, model: model, dim: dim, entries: existing, quantize: try library.meta("quantize"))
+        for chunk in p.chunks where addedKeys.contains(chunk.index) && !chunk.windows.isEmpty {
+            try db.run("UPDATE chunks SET windows = ? WHERE book_id = ? AND chunk_index = ?", Self.windowsValue(chunk), p.id, chunk.index)
+        }
         try db.run("UPDATE books SET embedding_provider = ?, embedding_dimension = ?, updated_at = ? WHERE id = ?",
                    model, dim, Timestamp.iso8601(), p.id)
         summary.vectorsAdded += added

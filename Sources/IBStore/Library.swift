@@ -338,6 +338,29 @@ public final class Library {
         return out
     }
 
+    /// Window codes (see ChunkRecord.windows) of a book's chunks that have them, by chunk index.
+    public func windows(bookID: String) throws -> [Int: [Int8]] {
+        let s = try db.prepare("SELECT chunk_index, windows FROM chunks WHERE book_id = ? AND windows IS NOT NULL")
+        try s.bind(1, bookID)
+        var out: [Int: [Int8]] = [:]
+        while try s.step() { out[s.int(0)] = s.blob(1).map { Int8(bitPattern: $0) } }
+        return out
+    }
+
+    /// Window codes of the given chunks (those that have them), read by primary key.
+    public func windows(of keys: [(book: String, index: Int)]) throws -> [String: [Int8]] {
+        let s = try db.prepare("SELECT windows FROM chunks WHERE id = ? AND windows IS NOT NULL")
+        var out: [String: [Int8]] = [:]
+        for key in keys {
+            let id = "\(key.book):\(key.index)"
+            s.reset()
+            try s.bind(1, id)
+            if try s.step() { out[id] = s.blob(0).map { Int8(bitPattern: $0) } }
+        }
+        s.reset()
+        return out
+    }
+
     /// The chunk whose chunks_fts rowid is `seq`.
     public func chunk(seq: Int) throws -> ChunkRecord? {
         let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE seq = ?")

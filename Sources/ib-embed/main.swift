@@ -12,7 +12,10 @@ Reads chunk records (from ib-chunk) and writes them back out with "model",
 their place. FILE defaults to standard input; "-" is standard input.
 
 The default provider runs all-MiniLM-L6-v2 natively (384 dimensions, unit
-length, texts over 256 tokens truncated with one warning per run).
+length, texts over 256 tokens truncated with one warning per run). It also
+adds "windows": the chunk's tokens in runs of about 32, each mean-pooled from
+the same forward pass (no extra model cost) and quantised to int8, base64.
+ib-search re-scores its candidates by their best window.
 
 Options:
   --query TEXT        embed TEXT and write one {"type":"embedding"} record
@@ -30,6 +33,8 @@ Options:
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
                       stderr is not a terminal; --no-progress never prints it
+  --no-windows        leave out the "windows" field (smaller records and
+                      library; search then ranks by whole-chunk vectors only)
 \(ProviderOptions.help)
   -h, --help          show this help
       --version       show the version
@@ -51,7 +56,7 @@ runTool("ib-embed") {
         .init("query", takesValue: true), .init("text"), .init("encoding", takesValue: true),
         .init("batch", takesValue: true), .init("threads", takesValue: true),
         .init("model-dir", takesValue: true), .init("verify-model"), .init("precision", takesValue: true),
-        .init("progress"), .init("no-progress"),
+        .init("progress"), .init("no-progress"), .init("no-windows"),
         .init("help", short: "h"), .init("version"),
     ] + ProviderOptions.arguments)
     if args.has("help") { print(help); return }
@@ -82,6 +87,7 @@ runTool("ib-embed") {
     } else {
         var options = EmbedOptions()
         options.encoding = encoding
+        options.windows = !args.has("no-windows")
         options.progress = args.has("progress") ? true : args.has("no-progress") ? false : nil
         // Larger buffers keep both cores busy to the end of each buffer; with a
         // progress line, smaller ones let it move every few seconds.

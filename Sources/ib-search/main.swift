@@ -24,8 +24,8 @@ let usage = """
                            instead of each book's reading position
       --all-pages          search whole books, ignoring reading positions
       --json               JSON Lines (the default when stdout is not a terminal)
-      --explain            add vector_rank, text_rank, vector_distance, bm25 and
-                           fused_score (hybrid)
+      --explain            add vector_rank, text_rank, vector_distance (after the
+                           re-scoring by window vectors), bm25 and fused_score (hybrid)
       --candidates N       depth of each list before fusion (default 40)
       --rrf-k N            the k of reciprocal rank fusion (default 5)
       --db PATH            the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
@@ -38,6 +38,9 @@ let usage = """
     "start_page","end_page","start_label","end_label","chunk_id","text","snippet"};
     matched terms in the snippet are marked «like this». On a terminal: a listing
     with title, pages (printed labels when known) and snippet.
+
+    Candidates are re-scored by their ~32-token window vectors (from ib-embed)
+    before fusion; IB_SEARCH_WINDOWS=0 turns that off.
 
     Nothing found: no output, exit 0. An empty library: a message on stderr, exit 0.
     Exit codes: 0 ok, 1 error (no library file, bad model), 2 usage, 3 ambiguous BOOK.

@@ -44,6 +44,31 @@ final class RecordTests: XCTestCase {
         }
     }
 
+    func testChunkWindowsRoundTripAndAreChecked() throws {
+        var chunk = ChunkRecord(bookID: "b1", index: 0, startPage: 1, endPage: 1, startOffset: 0, endOffset: 5,
+                                tokenCount: 3, text: "hello", embedding: [0.5, -0.5, 0.5, -0.5], model: "m")
+        chunk.windows = [127, -127, 3, 0, -1, 2, 127, -90]
+        var out: [UInt8] = []
+        chunk.write(to: &out)
+        XCTAssertTrue(String(decoding: out, as: UTF8.self).contains(#""windows":"f4EDAP8Cf6Y=""#), String(decoding: out, as: UTF8.self))
+        guard case .chunk(let back) = try Record(JSON.parse(out)) else { return XCTFail("not a chunk") }
+        XCTAssertEqual(back, chunk)
+        // Without windows the field is left out.
+        chunk.windows = []
+        out = []
+        chunk.write(to: &out)
+        XCTAssertFalse(String(decoding: out, as: UTF8.self).contains("windows"))
+        // Codes must come whole windows at a time, and beside an embedding.
+        let base = #"{"type":"chunk","book_id":"b","index":0,"start_page":1,"end_page":1,"text":"x""#
+        XCTAssertThrowsError(try Record(JSON.parse(base + #","embedding":[1,0,0,0],"windows":"gYED"}"#))) { error in
+            XCTAssertTrue("\(error)".contains("4 per window"), "\(error)")
+        }
+        XCTAssertThrowsError(try Record(JSON.parse(base + #","windows":"gYEDAA=="}"#))) { error in
+            XCTAssertTrue("\(error)".contains("without an embedding"), "\(error)")
+        }
+        XCTAssertThrowsError(try Record(JSON.parse(base + #","embedding":[1,0,0,0],"windows":"not base64!"}"#)))
+    }
+
     func testUnknownFieldsAndTypesPassThrough() throws {
         let line = #"{"type":"page","book_id":"b","page":1,"text":"t","mine":[1,2]}"#
         guard case .page(let page) = try Record(JSON.parse(line)) else { return XCTFail() }

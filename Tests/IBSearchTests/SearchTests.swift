@@ -175,6 +175,47 @@ final class SearchEngineTests: XCTestCase {
         }
     }
 
+    func testWindowsRescoreAChunkByItsBestSentence() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/library.db")
+        let sha = SHA256.hex("windows book")
+        let id = BookRecord.id(forSHA256: sha)
+        let texts = [
+            // A dictionary-like chunk: the answer is one sentence among unrelated ones.
+            "The baker kneaded the heavy dough long before dawn, shaped it into round loaves, dusted them with flour and left them to rise slowly beside the warm brick oven while the kitchen filled with the smell of yeast. "
+                + "Astronomers at the mountain observatory pointed their great telescope at a faint distant comet, measured its glowing tail night after night and argued about the orbit that had carried it across the winter sky. "
+                + "The old lighthouse keeper rowed his small boat out through the roaring storm, reached the wreck on the rocks and pulled the drowning sailors one by one from the broken ship before the waves could take them. "
+                + "A committee of tired accountants argued for hours about the interest rates, the quarterly dividends and the misprinted tables in the annual banking report until the chairman finally closed the meeting.",
+            "Fishing boats rest in the harbour while gulls circle over the quiet grey water of the bay.",
+        ]
+        let indexer = Indexer(library: library)
+        try indexer.add(.book(BookRecord(id: id, title: "Windows", authors: [], language: nil, format: "txt",
+                                         source: "/w", sha256: sha, pageCount: 2)))
+        for (i, text) in texts.enumerated() { try indexer.add(.page(PageRecord(bookID: id, page: i + 1, text: text))) }
+        for (i, embedded) in encoder.embedWithWindows(texts).enumerated() {
+            var chunk = ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
+                                    endOffset: texts[i].unicodeScalars.count, tokenCount: 10, text: texts[i])
+            chunk.embedding = embedded.vector
+            chunk.windows = embedded.windows
+            chunk.model = encoder.modelID
+            try indexer.add(.chunk(chunk))
+        }
+        try indexer.finish()
+        XCTAssertEqual(try library.windows(bookID: id).keys.sorted(), [0], "only the long chunk has windows")
+        let engine = SearchEngine(library: library, encoder: encoder)
+        let query = SearchQuery(text: "the keeper of the lighthouse saved shipwrecked seamen in a gale", k: 2, mode: .vector)
+        let withWindows = try engine.search(query)
+        engine.rescoreByWindows = false
+        let without = try engine.search(query)
+        let d1 = try XCTUnwrap(withWindows.first { $0.chunkIndex == 0 }?.vectorDistance)
+        let d0 = try XCTUnwrap(without.first { $0.chunkIndex == 0 }?.vectorDistance)
+        XCTAssertLessThan(d1, d0 - 0.03, "the lighthouse window must score the chunk closer than its whole-chunk vector")
+        XCTAssertEqual(withWindows.first?.chunkIndex, 0)
+        // The short chunk has no windows and keeps its own distance.
+        XCTAssertEqual(withWindows.first { $0.chunkIndex == 1 }?.vectorDistance ?? -1,
+                       without.first { $0.chunkIndex == 1 }?.vectorDistance ?? -2, accuracy: 1e-9)
+    }
+
     func testNothingFound() throws {
         let (_, engine, _, _) = try makeLibrary()
         XCTAssertTrue(try engine.search(SearchQuery(text: "xylophone quasar", k: 5, mode: .text)).isEmpty)

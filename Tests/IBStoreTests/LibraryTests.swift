@@ -382,6 +382,43 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try FileSystem.read(path), try FileSystem.read(path2))
     }
 
+    func testWindowsAreStoredExportedFilledAndDeleted() throws {
+        var records = Self.book(1, chunks: 6, dim: 4, embedded: 4)
+        var expected: [Int: [Int8]] = [:]
+        for i in records.indices {
+            guard case .chunk(var chunk) = records[i], chunk.embedding != nil, chunk.index % 2 == 0 else { continue }
+            chunk.windows = (0..<8).map { Int8($0 * 10 - chunk.index) }   // two windows of 4
+            expected[chunk.index] = chunk.windows
+            records[i] = .chunk(chunk)
+        }
+        try store(records)
+        let library = try Library.open(path: dbPath)
+        let id = bookID(records)
+        XCTAssertEqual(try library.windows(bookID: id), expected)
+        XCTAssertEqual(try library.windows(of: [(id, 0), (id, 1), (id, 2), ("nobook", 0)]),
+                       ["\(id):0": expected[0]!, "\(id):2": expected[2]!])
+        // export | index carries them.
+        let path = directory + "/export.jsonl"
+        try Exporter(library: library).export(to: OutputStream(fd: open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)))
+        var exported: [Record] = []
+        try RecordReader(path: path).forEach { record, _ in exported.append(record) }
+        let copy = try Library.open(path: directory + "/copy.db")
+        try store(exported, library: copy)
+        XCTAssertEqual(try copy.windows(bookID: id), expected)
+        // Embeddings filled in later bring their windows.
+        var later: [Record] = []
+        let full = Self.book(1, chunks: 6, dim: 4)
+        for record in full {
+            guard case .chunk(var chunk) = record, chunk.index == 4 else { continue }
+            chunk.windows = [1, 2, 3, 4]
+            later.append(.chunk(chunk))
+        }
+        try store(later)
+        XCTAssertEqual(try library.windows(bookID: id)[4], [1, 2, 3, 4])
+        try library.delete(bookID: id)
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM chunks WHERE windows IS NOT NULL"), 0)
+    }
+
     // MARK: full text and dates
 
     func testFullTextFindsCJKAndWords() throws {

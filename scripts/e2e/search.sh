@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ib-search end to end, with the real tools and model:
-#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.9,
+#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.76,
 #    when hybrid does not beat both text and vector, or when a reading position
 #    lets a hidden passage or any later page through;
 #  - an unsegmented Chinese query finds its passage (text and hybrid);
@@ -83,11 +83,11 @@ man_opts=$(grep -o -- '\\-\\-[a-z][a-z\\-]*' "$root/man/man1/ib-search.1" | sed 
 
 # --- the evaluation: recall@5 per mode on the sample books
 if [ -z "${IB_E2E_SKIP_EVAL:-}" ]; then
-  # The bar is hybrid recall@5 >= 0.9; today's hybrid reaches about 0.71
-  # (chunk-level vectors of 256 tokens dilute dictionary entries). The gate holds
-  # what has been reached, so a regression fails, and keeps no-spoiler and
-  # "hybrid beats both" strict. Raise --min-recall as retrieval improves.
-  "$root/scripts/eval/search" --check --min-recall 0.68 --verbose || fail "evaluation (scripts/eval/search --check)"
+  # The bar is hybrid recall@5 >= 0.9; today's hybrid reaches 0.78 (0.71
+  # before window re-scoring). The gate holds what has been reached, so a
+  # regression fails, and keeps no-spoiler and "hybrid beats both" strict.
+  # Raise --min-recall as retrieval improves.
+  "$root/scripts/eval/search" --check --min-recall 0.76 --verbose || fail "evaluation (scripts/eval/search --check)"
 fi
 
 [ $status -eq 0 ] && echo "e2e search: ok"
