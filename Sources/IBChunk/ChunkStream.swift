@@ -1,5 +1,8 @@
 // ib-chunk's stream: book and page records in, the same records out followed
 // by each book's chunks. Other record types pass through where they stand.
+// Page records go through PageDecoder, which puts their text straight into
+// the book's buffer; any other line, or a page it declines, is read by the
+// general record reader, with the same results and the same messages.
 import IBCore
 
 public final class ChunkStream {
@@ -7,7 +10,10 @@ public final class ChunkStream {
     let output: OutputStream
     let keepPages: Bool
     var bookID: String? = nil
-    var pages: [PageRecord] = []
+    /// The book id's bytes when JSON writes them as they are, for PageDecoder.
+    var plainBookID: [UInt8]? = nil
+    let text = BookText(capacity: 1 << 20)
+    let decoder = PageDecoder()
 
     public init(chunker: Chunker, output: OutputStream = .standardOutput, keepPages: Bool = true) {
         self.chunker = chunker
@@ -16,37 +22,66 @@ public final class ChunkStream {
     }
 
     public func run(paths: [String]) throws {
-        try RecordReader.forEach(paths: paths) { record, line in
-            switch record {
-            case .book(let book):
-                flushBook()
-                bookID = book.id
-                output.writeRaw(line)
-            case .page(let page):
-                guard let bookID else {
-                    throw RecordError("page for book '\(page.bookID)', which no book record announced")
+        for path in paths.isEmpty ? ["-"] : paths {
+            let lines = try LineReader(path: path)
+            try lines.forEachLine { line in
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+                if let page = decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) {
+                    _ = page
+                    if keepPages { output.writeRaw(line) }
+                    return
                 }
-                guard page.bookID == bookID else {
-                    throw RecordError("page for book '\(page.bookID)' inside book '\(bookID)', which no book record announced")
+                let record: Record
+                do {
+                    record = try Record(JSON.parse(line))
+                } catch let error as JSONParseError {
+                    throw IBError("\(lines.name):\(lines.lineNumber): malformed JSON: \(error)")
+                } catch let error as RecordError {
+                    throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
                 }
-                if let last = pages.last, page.page <= last.page {
-                    throw RecordError("page \(page.page) of book '\(bookID)' comes after page \(last.page)")
+                do {
+                    try handle(record, line)
+                } catch let error as RecordError {
+                    throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
                 }
-                pages.append(page)
-                if keepPages { output.writeRaw(line) }
-            default:
-                output.writeRaw(line)
             }
         }
         flushBook()
     }
 
+    func handle(_ record: Record, _ line: UnsafeBufferPointer<UInt8>) throws(RecordError) {
+        switch record {
+        case .book(let book):
+            flushBook()
+            bookID = book.id
+            var id: [UInt8] = []
+            JSON.writeString(book.id, to: &id)
+            plainBookID = id.count == book.id.utf8.count + 2 ? Array(book.id.utf8) : nil
+            output.writeRaw(line)
+        case .page(let page):
+            guard let bookID else {
+                throw RecordError("page for book '\(page.bookID)', which no book record announced")
+            }
+            guard page.bookID == bookID else {
+                throw RecordError("page for book '\(page.bookID)' inside book '\(bookID)', which no book record announced")
+            }
+            if let last = text.pageNumbers.last, page.page <= last {
+                throw RecordError("page \(page.page) of book '\(bookID)' comes after page \(last)")
+            }
+            text.beginPage(page.page)
+            var pageText = page.text
+            pageText.withUTF8 { text.append($0) }
+            if keepPages { output.writeRaw(line) }
+        default:
+            output.writeRaw(line)
+        }
+    }
+
     func flushBook() {
         guard let bookID else { return }
-        for chunk in chunker.chunks(bookID: bookID, pages: pages) {
-            output.writeLine { chunk.write(to: &$0) }
-        }
-        pages.removeAll()
+        chunker.writeChunks(bookID: bookID, text: text, to: output)
+        text.removeAll()
         self.bookID = nil
+        plainBookID = nil
     }
 }

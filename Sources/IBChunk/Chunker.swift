@@ -45,19 +45,81 @@ public final class Chunker {
 
     /// The chunks of one book, whose pages come in order.
     public func chunks(bookID: String, pages: [PageRecord]) -> [ChunkRecord] {
-        // The book text: pages joined by "\n", and where each page starts.
-        var text: [UInt8] = []
-        text.reserveCapacity(pages.reduce(0) { $0 + $1.text.utf8.count + 1 })
-        var pageStarts: [Int] = []
-        for (i, page) in pages.enumerated() {
-            if i > 0 { text.append(0x0A) }
-            pageStarts.append(text.count)
-            text.append(contentsOf: page.text.utf8)
+        let text = BookText(capacity: pages.reduce(0) { $0 + $1.text.utf8.count + 1 })
+        for page in pages {
+            text.beginPage(page.page)
+            var pageText = page.text
+            pageText.withUTF8 { text.append($0) }
         }
-        return text.withUnsafeBufferPointer { bytes in
-            let units = makeUnitsInParallel(bytes)
-            return cut(units, bytes, bookID: bookID, pages: pages, pageStarts: pageStarts)
+        return spans(text).map { span in
+            let (startPage, endPage, startOffset, endOffset) = place(span, text)
+            return ChunkRecord(
+                bookID: bookID, index: span.index, startPage: startPage, endPage: endPage,
+                startOffset: startOffset, endOffset: endOffset, tokenCount: span.tokenCount,
+                text: String(decoding: UnsafeBufferPointer(rebasing: text.bytes[span.start..<span.end]), as: UTF8.self))
         }
+    }
+
+    /// Writes the chunk records of one book, as `chunks` makes them, to `output`.
+    func writeChunks(bookID: String, text: BookText, to output: OutputStream) {
+        let spans = spans(text)
+        guard !spans.isEmpty else { return }
+        var id: [UInt8] = []
+        JSON.writeString(bookID, to: &id)
+        // Large books are written in two halves, one per core.
+        let parts = spans.count >= 256 ? 2 : 1
+        let cuts = (0...parts).map { spans.count * $0 / parts }
+        var buffers = (0..<parts).map { _ in ByteWriter() }
+        buffers.withUnsafeMutableBufferPointer { out in
+            let shared = UncheckedSendable((self, out.baseAddress!, spans, cuts, id, text))
+            DispatchQueue.concurrentPerform(iterations: parts) { k in
+                let (chunker, out, spans, cuts, id, text) = shared.value
+                for n in cuts[k]..<cuts[k + 1] { chunker.writeChunk(spans[n], bookID: id, text: text, to: &out[k]) }
+            }
+        }
+        for buffer in buffers {
+            // In pieces the size of the output's own buffer, which then stays small.
+            var offset = 0
+            while offset < buffer.count {
+                let n = min(1 << 16, buffer.count - offset)
+                output.write(UnsafeBufferPointer(start: buffer.base + offset, count: n))
+                offset += n
+            }
+            buffer.deallocate()
+        }
+    }
+
+    /// One chunk record line, as ChunkRecord.write writes it.
+    func writeChunk(_ span: Span, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
+        let (startPage, endPage, startOffset, endOffset) = place(span, text)
+        out.append("{\"type\":\"chunk\",\"book_id\":")
+        bookID.withUnsafeBufferPointer { out.append($0) }
+        out.append(",\"index\":"); out.append(span.index)
+        out.append(",\"start_page\":"); out.append(startPage)
+        out.append(",\"end_page\":"); out.append(endPage)
+        out.append(",\"start_offset\":"); out.append(startOffset)
+        out.append(",\"end_offset\":"); out.append(endOffset)
+        out.append(",\"token_count\":"); out.append(span.tokenCount)
+        out.append(",\"text\":")
+        out.appendJSONString(text.base + span.start, span.end - span.start)
+        out.append("}\n")
+    }
+
+    /// A chunk's pages and scalar offsets.
+    func place(_ span: Span, _ text: BookText) -> (startPage: Int, endPage: Int, startOffset: Int, endOffset: Int) {
+        let starts = text.pageStarts
+        let startPage = pageIndex(containing: span.start, starts)
+        let endPage = pageIndex(containing: span.end - 1, starts)
+        return (text.pageNumbers[startPage], text.pageNumbers[endPage],
+                Bytes.scalarCount(text.base, from: starts[startPage], to: span.start),
+                Bytes.scalarCount(text.base, from: starts[endPage], to: span.end))
+    }
+
+    /// The book's chunks as byte spans of its text.
+    func spans(_ text: BookText) -> [Span] {
+        let units = makeUnitsInParallel(text.bytes)
+        defer { units.deallocate() }
+        return cut(units)
     }
 
     /// Texts above this size are cut into units on both cores.
@@ -68,16 +130,15 @@ public final class Chunker {
     /// front of each later part's first unit needs looking at again.
     func makeUnitsInParallel(_ b: UnsafeBufferPointer<UInt8>) -> Units {
         let parts = 2
-        guard b.count >= Chunker.parallelThreshold else { return makeUnits(b, 0..<b.count, &cache) }
+        guard b.count >= Chunker.parallelThreshold else { return makeUnits(b, 0..<b.count, &caches[0]) }
         var cuts = [0]
         for k in 1..<parts {
             var p = b.count * k / parts
-            while p < b.count && !TextScan.isWhitespace(UInt32(b[p])) { p += 1 }  // ASCII whitespace only: safe in UTF-8
+            while p < b.count && !TextScan.isASCIIWhitespace(b[p]) { p += 1 }  // ASCII whitespace only: safe in UTF-8
             cuts.append(p)
         }
         cuts.append(b.count)
-        var results = [Units](repeating: Units(), count: parts)
-        var caches = [cache] + (1..<parts).map { _ in TokenCountCache() }
+        var results = [Units?](repeating: nil, count: parts)
         let ranges = (0..<parts).map { cuts[$0]..<cuts[$0 + 1] }
         results.withUnsafeMutableBufferPointer { out in
             caches.withUnsafeMutableBufferPointer { caches in
@@ -85,30 +146,35 @@ public final class Chunker {
                 let shared = UncheckedSendable((self, b, out.baseAddress!, caches.baseAddress!, ranges))
                 DispatchQueue.concurrentPerform(iterations: parts) { k in
                     let (chunker, b, out, caches, ranges) = shared.value
-                    out[k] = chunker.makeUnits(b, ranges[k], &caches[k])
+                    // The first part has room for the others' units too, usually.
+                    out[k] = chunker.makeUnits(b, ranges[k], &caches[k], capacity: k == 0 ? b.count / 4 : nil)
                 }
             }
         }
-        cache = caches[0]
-        var units = results[0]
-        for k in 1..<parts where results[k].count > 0 {
-            var part = results[k]
+        var units = results[0]!
+        for k in 1..<parts {
+            let part = results[k]!
+            defer { part.deallocate() }
+            guard part.count > 0 else { continue }
+            var first = BoundaryStrength.paragraph
             if units.count > 0 {
                 // The gap between the parts decides the first unit's boundary.
                 let gapStart = Int(units.end[units.count - 1]), gapEnd = Int(part.start[0])
                 let newlines = b[gapStart..<gapEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                part.before[0] = newlines >= 2 ? .paragraph : newlines == 1 ? .line
+                first = newlines >= 2 ? .paragraph : newlines == 1 ? .line
                     : TextScan.endsSentence(b, Int(units.start[units.count - 1]), gapStart) ? .sentence : .word
             }
-            units.start += part.start; units.end += part.end; units.tokens += part.tokens; units.before += part.before
+            units.append(contentsOf: part, first: first)
         }
         return units
     }
 
     // MARK: units
 
-    var cache = TokenCountCache()
+    /// One per worker; kept across books.
+    var caches = [TokenCountCache(), TokenCountCache()]
 
+    @inline(__always)
     func count(_ bytes: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ cache: inout TokenCountCache) -> Int {
         switch options.unit {
         case .words: return 1
@@ -118,73 +184,120 @@ public final class Chunker {
         }
     }
 
-    func makeUnits(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ cache: inout TokenCountCache) -> Units {
-        var units = Units()
-        units.start.reserveCapacity(b.count / 5)
+    /// A run or ideograph found but not yet counted.
+    struct Pending {
+        var start: Int
+        var end: Int
+        var hash: UInt64
+        var strength: BoundaryStrength
+        var ideograph: Bool
+    }
+
+    /// Runs are counted in batches of this many: their cache lookups are
+    /// started while scanning, so that they overlap instead of waiting in turn.
+    static let batch = 32
+
+    /// The units of b[range]; b must be a BookText's bytes (the token cache reads past a word's end).
+    func makeUnits(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ cache: inout TokenCountCache,
+                   capacity: Int? = nil) -> Units {
+        var units = Units(capacity: capacity ?? range.count / 5 + 16)
+        guard let p = b.baseAddress, !range.isEmpty else { return units }
+        let pending = UnsafeMutablePointer<Pending>.allocate(capacity: Chunker.batch)
+        defer { pending.deallocate() }
+        var pendingCount = 0
+        let hashing = options.unit == .tokens
+        var touched: UInt64 = 0
         var newlines = 0          // in the current gap
-        var sawGap = false
-        var runStart = -1
         var prevRunEndsSentence = false
         var i = range.lowerBound
+        let limit = range.upperBound
 
-        func boundary() -> BoundaryStrength {
-            if units.count == 0 { return .paragraph }
-            if newlines >= 2 { return .paragraph }
-            if newlines == 1 { return .line }
-            if prevRunEndsSentence { return .sentence }
-            return .word
-        }
-        func closeRun(_ end: Int) {
-            guard runStart >= 0 else { return }
-            addRun(runStart, end, boundary(), &units, b, &cache)
-            prevRunEndsSentence = TextScan.endsSentence(b, runStart, end)
-            runStart = -1
-            newlines = 0
-            sawGap = false
-        }
-        while i < range.upperBound {
-            let byte = b[i]
-            if byte < 0x80 {  // ASCII: no ideographs, whitespace by table
-                if TextScan.asciiWhitespace[Int(byte)] {
-                    closeRun(i)
-                    if byte == 0x0A { newlines += 1 }
-                    sawGap = true
-                } else if runStart < 0 {
-                    runStart = i
+        while i < limit {
+            // Between runs: whitespace, or an ideograph (a unit of its own).
+            let c = p[i]
+            var start = i
+            var ideograph = false
+            if c < 0x80 {
+                if c == 0x0A { newlines += 1; i += 1; continue }
+                if TextScan.isASCIIWhitespace(c) { i += 1; continue }
+            } else {
+                let (v, length) = TextScan.scalar(b, i)
+                if TextScan.isWhitespace(v) { i += length; continue }
+                if TextScan.isIdeograph(v) {
+                    ideograph = true
+                    start = i
+                    i += length
                 }
-                i += 1
-                continue
             }
-            let (v, length) = TextScan.scalar(b, i)
-            if TextScan.isWhitespace(v) {
-                closeRun(i)
-                if v == 0x0A { newlines += 1 }
-                sawGap = true
-            } else if TextScan.isIdeograph(v) {
-                closeRun(i)
-                let strength: BoundaryStrength = units.count == 0 ? .paragraph
-                    : newlines >= 2 ? .paragraph : newlines == 1 ? .line
-                    : prevRunEndsSentence ? .sentence : .word
-                units.append(i, i + length, count(b, i, i + length, &cache), strength)
-                prevRunEndsSentence = false
-                newlines = 0
-                sawGap = false
-            } else if runStart < 0 {
-                runStart = i
+            if !ideograph {
+                // A run of anything else up to whitespace or an ideograph.
+                while i < limit {
+                    let c = p[i]
+                    if c > 0x20 && c < 0x80 { i += 1; continue }
+                    if c < 0x80 {
+                        if TextScan.isASCIIWhitespace(c) { break }
+                        i += 1
+                        continue
+                    }
+                    let (v, length) = TextScan.scalar(b, i)
+                    if TextScan.isWhitespace(v) || TextScan.isIdeograph(v) { break }
+                    i += length
+                }
             }
-            i += length
+            let strength = Chunker.boundary(units.count + pendingCount, newlines, prevRunEndsSentence)
+            var h: UInt64 = 0
+            if hashing && i - start <= TokenCountCache.maxKeyBytes {
+                h = TokenCountCache.hash(p + start, i - start)
+                touched &+= cache.touch(h)
+            }
+            pending[pendingCount] = Pending(start: start, end: i, hash: h, strength: strength, ideograph: ideograph)
+            pendingCount += 1
+            if pendingCount == Chunker.batch {
+                addPending(pending, pendingCount, &units, b, &cache)
+                pendingCount = 0
+            }
+            prevRunEndsSentence = ideograph ? false : TextScan.endsSentenceQuick(b, start, i)
+            newlines = 0
         }
-        closeRun(range.upperBound)
-        _ = sawGap
+        addPending(pending, pendingCount, &units, b, &cache)
+        units.touched = touched
         return units
     }
 
-    /// Adds one whitespace-free run, cutting it when it alone exceeds the budget.
-    func addRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
-                _ cache: inout TokenCountCache) {
-        let tokens = count(b, s, e, &cache)
-        if tokens <= budget { units.append(s, e, tokens, strength); return }
-        // Too long: first at punctuation (pieces stay exact), then between scalars.
+    /// Counts the pending runs and adds their units.
+    func addPending(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+                    _ cache: inout TokenCountCache) {
+        let tokenizer = self.tokenizer
+        for k in 0..<n {
+            let run = pending[k]
+            let length = run.end - run.start
+            let tokens: Int
+            if tokenizer == nil {
+                tokens = 1
+            } else if length <= TokenCountCache.maxKeyBytes {
+                tokens = cache.count(b.baseAddress! + run.start, length, run.hash) {
+                    tokenizer!.countTokens(utf8: UnsafeBufferPointer(rebasing: b[run.start..<run.end]))
+                }
+            } else {
+                tokens = tokenizer!.countTokens(utf8: UnsafeBufferPointer(rebasing: b[run.start..<run.end]))
+            }
+            if run.ideograph || tokens <= budget {
+                units.append(run.start, run.end, tokens, run.strength)
+            } else {
+                addLongRun(run.start, run.end, run.strength, &units, b, &cache)
+            }
+        }
+    }
+
+    /// The boundary in front of a unit: the first is a paragraph start.
+    @inline(__always)
+    static func boundary(_ unitsSoFar: Int, _ newlines: Int, _ afterSentence: Bool) -> BoundaryStrength {
+        unitsSoFar == 0 ? .paragraph : newlines >= 2 ? .paragraph : newlines == 1 ? .line : afterSentence ? .sentence : .word
+    }
+
+    /// A run over the budget: cut first at punctuation (pieces stay exact), then between scalars.
+    func addLongRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+                    _ cache: inout TokenCountCache) {
         var pieceStart = s
         var first = true
         var i = s
@@ -235,21 +348,30 @@ public final class Chunker {
         }
     }
 
-    func cut(_ units: Units, _ b: UnsafeBufferPointer<UInt8>, bookID: String, pages: [PageRecord], pageStarts: [Int]) -> [ChunkRecord] {
+    /// A chunk: bytes [start, end) of the book text.
+    struct Span {
+        var index: Int
+        var start: Int
+        var end: Int
+        var tokenCount: Int
+    }
+
+    func cut(_ units: Units) -> [Span] {
         let n = units.count
         guard n > 0 else { return [] }
-        var prefix = [Int](repeating: 0, count: n + 1)
-        for i in 0..<n { prefix[i + 1] = prefix[i] + Int(units.tokens[i]) }
+        let prefix = units.prefix
         let budget = self.budget
-        let minimumTokens = (0...4).map { Int((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
-        var chunks: [ChunkRecord] = []
+        let overlap = options.overlap
+        let minimumTokens = (0...4).map { Int32((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
+        let paragraphMinimum = minimumTokens[Int(BoundaryStrength.paragraph.rawValue)]
+        var spans: [Span] = []
         var s = 0
         while s < n {
             // The furthest end that fits.
             var lo = s + 1, hi = n
             while lo < hi {
                 let mid = (lo + hi + 1) / 2
-                if prefix[mid] - prefix[s] <= budget { lo = mid } else { hi = mid - 1 }
+                if Int(prefix[mid] - prefix[s]) <= budget { lo = mid } else { hi = mid - 1 }
             }
             var e = lo
             if e < n {
@@ -259,45 +381,32 @@ public final class Chunker {
                 var k = e
                 while k > s + 1 {
                     let strength = units.before[k]
-                    if (bestEnd < 0 || strength > bestStrength) && prefix[k] - prefix[s] >= minimumTokens[Int(strength.rawValue)] {
+                    let filled = prefix[k] - prefix[s]
+                    if (bestEnd < 0 || strength > bestStrength) && filled >= minimumTokens[Int(strength.rawValue)] {
                         bestStrength = strength
                         bestEnd = k
                         if strength == .paragraph { break }
                     }
-                    if bestStrength >= .word && prefix[k] - prefix[s] < minimumTokens[Int(BoundaryStrength.paragraph.rawValue)] { break }
+                    if bestStrength >= .word && filled < paragraphMinimum { break }
                     k -= 1
                 }
                 if bestEnd >= 0 { e = bestEnd }
             }
-            chunks.append(makeChunk(units, b, s, e, index: chunks.count, tokens: prefix[e] - prefix[s],
-                                    bookID: bookID, pages: pages, pageStarts: pageStarts))
+            let tokens = Int(prefix[e] - prefix[s])
+            spans.append(Span(index: spans.count, start: Int(units.start[s]), end: Int(units.end[e - 1]),
+                              tokenCount: options.unit == .tokens ? tokens + 2 : tokens))
             if e >= n { break }
             // Step back for the overlap, but always move forward. Within the
             // overlap, prefer starting at a sentence or line, if that keeps
             // at least half of it.
             var next = e
-            while next > s + 1 && prefix[e] - prefix[next - 1] <= options.overlap { next -= 1 }
+            while next > s + 1 && Int(prefix[e] - prefix[next - 1]) <= overlap { next -= 1 }
             var aligned = next
             while aligned < e && units.before[aligned] < .sentence { aligned += 1 }
-            if aligned < e && 2 * (prefix[e] - prefix[aligned]) >= options.overlap { next = aligned }
+            if aligned < e && 2 * Int(prefix[e] - prefix[aligned]) >= overlap { next = aligned }
             s = max(next, s + 1)
         }
-        return chunks
-    }
-
-    func makeChunk(_ units: Units, _ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, index: Int, tokens: Int,
-                   bookID: String, pages: [PageRecord], pageStarts: [Int]) -> ChunkRecord {
-        let startByte = Int(units.start[s]), endByte = Int(units.end[e - 1])
-        let startPage = pageIndex(containing: startByte, pageStarts)
-        let endPage = pageIndex(containing: endByte - 1, pageStarts)
-        let text = String(decoding: UnsafeBufferPointer(rebasing: b[startByte..<endByte]), as: UTF8.self)
-        return ChunkRecord(
-            bookID: bookID, index: index,
-            startPage: pages[startPage].page, endPage: pages[endPage].page,
-            startOffset: scalarCount(b, from: pageStarts[startPage], to: startByte),
-            endOffset: scalarCount(b, from: pageStarts[endPage], to: endByte),
-            tokenCount: options.unit == .tokens ? tokens + 2 : tokens,
-            text: text)
+        return spans
     }
 
     func pageIndex(containing byte: Int, _ pageStarts: [Int]) -> Int {
@@ -307,12 +416,6 @@ public final class Chunker {
             if pageStarts[mid] <= byte { lo = mid } else { hi = mid - 1 }
         }
         return lo
-    }
-
-    func scalarCount(_ b: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
-        var n = 0
-        for i in from..<to where b[i] & 0xC0 != 0x80 { n += 1 }
-        return n
     }
 }
 

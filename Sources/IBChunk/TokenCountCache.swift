@@ -1,5 +1,8 @@
 // Token counts of words seen before. Books repeat their words endlessly, so
-// a lookup by bytes is cheaper than tokenising the word again.
+// a lookup by bytes is cheaper than tokenising the word again. The table is
+// small enough to stay in a core's L2 cache: a 16-byte slot holds a word's
+// first 8 bytes, its length and count, and where the rest of a longer word
+// is kept; most words are 8 bytes or less and match on one compare.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,51 +10,111 @@ import Glibc
 struct TokenCountCache {
     /// Words longer than this are counted each time; they are rare.
     static let maxKeyBytes = 48
-    private var hashes: [UInt64]
-    private var counts: [Int32]
-    private var keyStarts: [Int32]
-    private var keyLengths: [UInt8]
-    private var keys: [UInt8] = []
+    /// Slot: first 8 bytes (zero-padded), then length | count << 8 | overflow offset << 32 (0: empty).
+    private var slots: UnsafeMutablePointer<UInt64>
+    /// Bytes 8... of words longer than 8, back to back.
+    private var overflow: UnsafeMutablePointer<UInt8>
+    private var overflowCount = 0
+    private var overflowCapacity: Int
     private var used = 0
-    private var mask: Int
+    private let capacity: Int
+    private let owner: Owner
+
+    /// Frees the storage when the last copy goes.
+    private final class Owner {
+        var slots: UnsafeMutablePointer<UInt64>
+        var overflow: UnsafeMutablePointer<UInt8>
+        init(_ slots: UnsafeMutablePointer<UInt64>, _ overflow: UnsafeMutablePointer<UInt8>) {
+            self.slots = slots; self.overflow = overflow
+        }
+        deinit { free(slots); free(overflow) }
+    }
 
     init(capacity: Int = 1 << 16) {
-        hashes = [UInt64](repeating: 0, count: capacity)
-        counts = [Int32](repeating: 0, count: capacity)
-        keyStarts = [Int32](repeating: 0, count: capacity)
-        keyLengths = [UInt8](repeating: 0, count: capacity)
-        mask = capacity - 1
+        self.capacity = capacity
+        slots = calloc(capacity, 16)!.assumingMemoryBound(to: UInt64.self)
+        overflowCapacity = 1 << 16
+        overflow = malloc(overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
+        owner = Owner(slots, overflow)
     }
 
+    /// Bytes [0, n) of the 8-byte word at `p`, the rest zero; n in 1...8.
     @inline(__always)
-    static func hash(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> UInt64 {
-        var h: UInt64 = 0xcbf29ce484222325
-        for i in s..<e { h = (h ^ UInt64(b[i])) &* 0x100000001b3 }
-        return h | 1  // 0 marks an empty slot
+    static func partial(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+        Bytes.load(p) & (UInt64.max >> UInt64((8 - n) * 8))
     }
 
-    /// The cached count of b[s..<e], or the one `compute` gives (then cached).
+    /// The hash of a word of 1...maxKeyBytes bytes. Reads up to 7 bytes past
+    /// its end: the text must be a BookText's bytes.
+    @inline(__always)
+    static func hash(_ word: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
+        var h = (partial(word, min(length, 8)) ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
+        var i = 8
+        while i < length {
+            h = (h ^ partial(word + i, min(length - i, 8))) &* 0xFF51_AFD7_ED55_8CCD
+            i += 8
+        }
+        return h
+    }
+
+    /// Loads the word's first slot, so that a lookup soon after finds it in
+    /// the CPU's cache; the value means nothing.
+    @inline(__always)
+    func touch(_ h: UInt64) -> UInt64 {
+        slots[2 * (Int(truncatingIfNeeded: h >> 40) & (capacity - 1)) + 1]
+    }
+
+    /// The cached count of b[s..<e] (1 or more bytes), or the one `compute`
+    /// gives (then cached). Reads up to 7 bytes past e: b must be a BookText's bytes.
     @inline(__always)
     mutating func count(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ compute: () -> Int) -> Int {
         let length = e - s
         guard length <= TokenCountCache.maxKeyBytes else { return compute() }
-        let h = TokenCountCache.hash(b, s, e)
-        var slot = Int(truncatingIfNeeded: h) & mask
-        while hashes[slot] != 0 {
-            if hashes[slot] == h && Int(keyLengths[slot]) == length
-                && keys.withUnsafeBufferPointer({ memcmp($0.baseAddress! + Int(keyStarts[slot]), b.baseAddress! + s, length) == 0 }) {
-                return Int(counts[slot])
+        return count(b.baseAddress! + s, length, TokenCountCache.hash(b.baseAddress! + s, length), compute)
+    }
+
+    /// The same, for a word of 1...maxKeyBytes bytes whose hash is known.
+    @inline(__always)
+    mutating func count(_ word: UnsafePointer<UInt8>, _ length: Int, _ h: UInt64, _ compute: () -> Int) -> Int {
+        let first = TokenCountCache.partial(word, min(length, 8))
+        let mask = capacity - 1
+        var slot = Int(truncatingIfNeeded: h >> 40) & mask
+        while true {
+            let meta = slots[2 * slot + 1]
+            if meta == 0 { break }
+            if slots[2 * slot] == first && Int(meta & 0xFF) == length
+                && (length <= 8 || equalRest(Int(meta >> 32), word, length)) {
+                return Int((meta >> 8) & 0xFFFF)
             }
             slot = (slot + 1) & mask
         }
         let n = compute()
-        if used * 2 >= hashes.count { return n }  // full enough: stop caching rather than grow
-        hashes[slot] = h
-        counts[slot] = Int32(n)
-        keyStarts[slot] = Int32(keys.count)
-        keyLengths[slot] = UInt8(length)
-        keys.append(contentsOf: UnsafeBufferPointer(rebasing: b[s..<e]))
+        if used * 4 >= capacity * 3 || n > 0xFFFF { return n }  // full enough: stop caching rather than grow
+        var offset = 0
+        if length > 8 {
+            if overflowCount + length > overflowCapacity {
+                overflowCapacity *= 2
+                overflow = realloc(overflow, overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
+                owner.overflow = overflow
+            }
+            offset = overflowCount
+            (overflow + offset).update(from: word + 8, count: length - 8)
+            overflowCount += length - 8
+        }
+        slots[2 * slot] = first
+        slots[2 * slot + 1] = UInt64(length) | UInt64(n) << 8 | UInt64(offset) << 32
         used += 1
         return n
+    }
+
+    @inline(__always)
+    private func equalRest(_ offset: Int, _ word: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        var i = 8
+        while i < length {
+            let n = min(length - i, 8)
+            if TokenCountCache.partial(overflow + offset + i - 8, n) != TokenCountCache.partial(word + i, n) { return false }
+            i += 8
+        }
+        return true
     }
 }

@@ -15,15 +15,69 @@ enum BoundaryStrength: UInt8, Comparable {
     static func < (a: BoundaryStrength, b: BoundaryStrength) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// Units in raw storage that grows by doubling; `prefix` holds running token
+/// totals (prefix[i] is the tokens of units 0..<i), which is all cutting needs.
+/// One owner frees it; copies share it.
 struct Units {
-    var start: [Int32] = []      // byte offset in the book text
-    var end: [Int32] = []        // byte offset, exclusive
-    var tokens: [Int32] = []     // pieces the unit makes on its own
-    var before: [BoundaryStrength] = []  // the boundary in front of the unit
-    var count: Int { start.count }
+    var start: UnsafeMutablePointer<Int32>    // byte offset in the book text
+    var end: UnsafeMutablePointer<Int32>      // byte offset, exclusive
+    var before: UnsafeMutablePointer<BoundaryStrength>  // the boundary in front of the unit
+    var prefix: UnsafeMutablePointer<Int32>   // count + 1 running totals
+    private(set) var count = 0
+    private var capacity: Int
+    private var memory: [LargeMemory]
+    /// Where makeUnits leaves the values its cache prefetches loaded, so they are not optimised away.
+    var touched: UInt64 = 0
 
+    init(capacity: Int) {
+        let capacity = max(capacity, 16)
+        memory = [LargeMemory(capacity * 4), LargeMemory(capacity * 4), LargeMemory(capacity), LargeMemory((capacity + 1) * 4)]
+        self.capacity = capacity
+        start = memory[0].base.assumingMemoryBound(to: Int32.self)
+        end = memory[1].base.assumingMemoryBound(to: Int32.self)
+        before = memory[2].base.bindMemory(to: BoundaryStrength.self, capacity: capacity)
+        prefix = memory[3].base.assumingMemoryBound(to: Int32.self)
+        prefix[0] = 0
+    }
+
+    func deallocate() { memory.forEach { $0.deallocate() } }
+
+    /// Tokens of unit i on its own.
+    @inline(__always) func tokens(_ i: Int) -> Int { Int(prefix[i + 1] - prefix[i]) }
+
+    @inline(__always)
     mutating func append(_ s: Int, _ e: Int, _ t: Int, _ b: BoundaryStrength) {
-        start.append(Int32(s)); end.append(Int32(e)); tokens.append(Int32(t)); before.append(b)
+        if count == capacity { grow(count + 1) }
+        start[count] = Int32(truncatingIfNeeded: s); end[count] = Int32(truncatingIfNeeded: e)
+        before[count] = b
+        prefix[count + 1] = prefix[count] &+ Int32(truncatingIfNeeded: t)
+        count += 1
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        memory[0].grow(to: newCapacity * 4, keeping: count * 4)
+        memory[1].grow(to: newCapacity * 4, keeping: count * 4)
+        memory[2].grow(to: newCapacity, keeping: count)
+        memory[3].grow(to: (newCapacity + 1) * 4, keeping: (count + 1) * 4)
+        start = memory[0].base.assumingMemoryBound(to: Int32.self)
+        end = memory[1].base.assumingMemoryBound(to: Int32.self)
+        before = memory[2].base.assumingMemoryBound(to: BoundaryStrength.self)
+        prefix = memory[3].base.assumingMemoryBound(to: Int32.self)
+        capacity = newCapacity
+    }
+
+    /// Appends `other`'s units, the first with boundary `first`.
+    mutating func append(contentsOf other: Units, first: BoundaryStrength) {
+        guard other.count > 0 else { return }
+        if count + other.count > capacity { grow(count + other.count) }
+        (start + count).update(from: other.start, count: other.count)
+        (end + count).update(from: other.end, count: other.count)
+        (before + count).update(from: other.before, count: other.count)
+        before[count] = first
+        let base = prefix[count]
+        for i in 1...other.count { prefix[count + i] = base &+ other.prefix[i] }
+        count += other.count
     }
 }
 
@@ -38,12 +92,14 @@ enum TextScan {
         return ((b0 & 0x07) << 18 | UInt32(b[i + 1] & 0x3F) << 12 | UInt32(b[i + 2] & 0x3F) << 6 | UInt32(b[i + 3] & 0x3F), 4)
     }
 
-    static let asciiWhitespace: [Bool] = (0..<128).map { $0 == 0x20 || (0x09...0x0D).contains($0) }
+    /// Space, tab, LF, VT, FF, CR.
+    @inline(__always)
+    static func isASCIIWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c &- 0x09 < 5 }
 
     /// Unicode's White_Space property, which is what BERT splits words on.
     @inline(__always)
     static func isWhitespace(_ v: UInt32) -> Bool {
-        if v < 0x80 { return asciiWhitespace[Int(v)] }
+        if v < 0x80 { return isASCIIWhitespace(UInt8(v)) }
         switch v {
         case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
         default: return false
@@ -79,6 +135,16 @@ enum TextScan {
         switch s.properties.generalCategory {
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
              .initialPunctuation, .finalPunctuation, .otherPunctuation: return true
+        default: return false
+        }
+    }
+
+    /// endsSentence, with the common ASCII endings decided at once.
+    @inline(__always)
+    static func endsSentenceQuick(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+        switch b[e - 1] {
+        case 0x2E, 0x21, 0x3F: return true                                  // . ! ?
+        case 0x22, 0x27, 0x29, 0x5D, 0x80...0xFF: return endsSentence(b, s, e)  // a closer, or not ASCII
         default: return false
         }
     }
