@@ -80,6 +80,11 @@ struct IbKernel {
   ** contiguous); q16 is the query's codes widened to int16. */
   void (*xI8Batch)(const int16_t *q16, const int8_t *V, int nVec, int n,
                    int32_t *dots, int32_t *vvs);
+  /* For nVec sign-bit vectors B (nByte bytes each, contiguous): out[i] = the
+  ** sum of q16[j] over the bits j set in B[i]; q16 holds nByte*8 values
+  ** (zero past the dimension) and is padded with zeros to a multiple of 32. */
+  void (*xBitBatch)(const int16_t *q16, const uint8_t *B, int nVec, int nByte,
+                    int32_t *out);
 };
 
 /* ---- scalar ---- */
@@ -120,6 +125,19 @@ static void i8BatchScalar(const int16_t *q16, const int8_t *V, int nVec, int n,
     dots[k] = d; vvs[k] = vv;
   }
 }
+static void bitBatchScalar(const int16_t *q16, const uint8_t *B, int nVec,
+                           int nByte, int32_t *out){
+  int k, i, j;
+  for(k=0; k<nVec; k++){
+    const uint8_t *b = B + (size_t)k*nByte;
+    int32_t sum = 0;
+    for(i=0; i<nByte; i++){
+      unsigned x = b[i];
+      for(j=0; j<8; j++) sum += (int32_t)(-(int32_t)((x>>j)&1u) & q16[i*8+j]);
+    }
+    out[k] = sum;
+  }
+}
 
 /* ---- AVX2 + FMA: lanes 0-7 in one register, 8-15 in another ---- */
 #define IBVEC_AVX2 __attribute__((target("avx2,fma")))
@@ -149,6 +167,14 @@ IBVEC_AVX2 static float l2sqAvx2(const float *a, const float *b, int n){
   for(i=n16; i<n; i++){ float d = a[i]-b[i]; acc[i-n16] = fmaf(d, d, acc[i-n16]); }
   return ibvecReduce16(acc);
 }
+/* ibvecReduce16 of lanes 0-7 in lo and 8-15 in hi, the same adds in the
+** same order: acc[j]+acc[j+8], then +4, +2, +1. */
+IBVEC_AVX2 static float reduce16Avx2(__m256 lo, __m256 hi){
+  __m256 a = _mm256_add_ps(lo, hi);
+  __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
+  return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
+}
 IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
                                     int n, float *dots, float *vvs){
   int k = 0, i, n16 = n & ~15;
@@ -168,6 +194,11 @@ IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
       vx0 = _mm256_fmadd_ps(x0, x0, vx0); vx1 = _mm256_fmadd_ps(x1, x1, vx1);
       dy0 = _mm256_fmadd_ps(q0, y0, dy0); dy1 = _mm256_fmadd_ps(q1, y1, dy1);
       vy0 = _mm256_fmadd_ps(y0, y0, vy0); vy1 = _mm256_fmadd_ps(y1, y1, vy1);
+    }
+    if( n16==n ){
+      dots[k] = reduce16Avx2(dx0, dx1); vvs[k] = reduce16Avx2(vx0, vx1);
+      dots[k+1] = reduce16Avx2(dy0, dy1); vvs[k+1] = reduce16Avx2(vy0, vy1);
+      continue;
     }
     _mm256_storeu_ps(acc, dx0); _mm256_storeu_ps(acc+8, dx1);
     for(i=n16; i<n; i++) acc[i-n16] = fmaf(q[i], x[i], acc[i-n16]);
@@ -211,6 +242,36 @@ IBVEC_AVX2 static void i8BatchAvx2(const int16_t *q16, const int8_t *V, int nVec
   }
 }
 
+IBVEC_AVX2 static void bitBatchAvx2(const int16_t *q16, const uint8_t *B, int nVec,
+                                    int nByte, int32_t *out){
+  const __m256i sel = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
+      1024, 2048, 4096, 8192, 16384, (short)0x8000);
+  const __m256i ones = _mm256_set1_epi16(1);
+  int k, i, j, n2 = nByte & ~1;
+  int32_t lanes[8];
+  for(k=0; k<nVec; k++){
+    const uint8_t *b = B + (size_t)k*nByte;
+    __m256i acc = _mm256_setzero_si256(), tot = _mm256_setzero_si256();
+    int32_t sum = 0, nAcc = 0;
+    for(i=0; i<n2; i+=2){
+      __m256i m = _mm256_set1_epi16((short)(b[i] | (b[i+1]<<8)));
+      m = _mm256_cmpeq_epi16(_mm256_and_si256(m, sel), sel);
+      acc = _mm256_add_epi16(acc, _mm256_and_si256(m, _mm256_loadu_si256((const __m256i*)(q16+i*8))));
+      if( ++nAcc==256 ){  /* 256 x 127 still fits an int16 lane */
+        tot = _mm256_add_epi32(tot, _mm256_madd_epi16(acc, ones));
+        acc = _mm256_setzero_si256(); nAcc = 0;
+      }
+    }
+    tot = _mm256_add_epi32(tot, _mm256_madd_epi16(acc, ones));
+    _mm256_storeu_si256((__m256i*)lanes, tot);
+    for(j=0; j<8; j++) sum += lanes[j];
+    for(i=n2; i<nByte; i++){
+      for(j=0; j<8; j++) sum += (int32_t)(-(int32_t)((b[i]>>j)&1u) & q16[i*8+j]);
+    }
+    out[k] = sum;
+  }
+}
+
 /* ---- AVX-512: all sixteen lanes in one register ---- */
 #define IBVEC_AVX512 __attribute__((target("avx512f,avx512bw,avx2,fma")))
 IBVEC_AVX512 static float dotAvx512(const float *a, const float *b, int n){
@@ -236,6 +297,11 @@ IBVEC_AVX512 static float l2sqAvx512(const float *a, const float *b, int n){
   for(i=n16; i<n; i++){ float d = a[i]-b[i]; acc[i-n16] = fmaf(d, d, acc[i-n16]); }
   return ibvecReduce16(acc);
 }
+IBVEC_AVX512 static float reduce16Avx512(__m512 z){
+  __m256 lo = _mm512_castps512_ps256(z);
+  __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
+  return reduce16Avx2(lo, hi);
+}
 IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
                                         int nVec, int n, float *dots, float *vvs){
   int k = 0, i, j, n16 = n & ~15;
@@ -256,6 +322,12 @@ IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
       d[1] = _mm512_fmadd_ps(qv, a1, d[1]); s[1] = _mm512_fmadd_ps(a1, a1, s[1]);
       d[2] = _mm512_fmadd_ps(qv, a2, d[2]); s[2] = _mm512_fmadd_ps(a2, a2, s[2]);
       d[3] = _mm512_fmadd_ps(qv, a3, d[3]); s[3] = _mm512_fmadd_ps(a3, a3, s[3]);
+    }
+    if( n16==n ){
+      for(j=0; j<4; j++){
+        dots[k+j] = reduce16Avx512(d[j]); vvs[k+j] = reduce16Avx512(s[j]);
+      }
+      continue;
     }
     for(j=0; j<4; j++){
       const float *y = x[j];
@@ -315,14 +387,43 @@ IBVEC_AVX512 static void i8BatchAvx512(const int16_t *q16, const int8_t *V,
   }
 }
 
+IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
+                                       int nVec, int nByte, int32_t *out){
+  const __m512i ones = _mm512_set1_epi16(1);
+  int k, i, n4 = nByte & ~3;
+  for(k=0; k<nVec; k++){
+    const uint8_t *b = B + (size_t)k*nByte;
+    __m512i acc = _mm512_setzero_si512(), tot = _mm512_setzero_si512();
+    int nAcc = 0;
+    for(i=0; i<n4; i+=4){
+      uint32_t m;
+      memcpy(&m, b+i, 4);
+      acc = _mm512_mask_add_epi16(acc, (__mmask32)m, acc,
+                                  _mm512_loadu_si512((const void*)(q16+i*8)));
+      if( ++nAcc==256 ){  /* 256 x 127 still fits an int16 lane */
+        tot = _mm512_add_epi32(tot, _mm512_madd_epi16(acc, ones));
+        acc = _mm512_setzero_si512(); nAcc = 0;
+      }
+    }
+    if( n4<nByte ){
+      uint32_t m = 0;
+      memcpy(&m, b+n4, (size_t)(nByte-n4));
+      acc = _mm512_mask_add_epi16(acc, (__mmask32)m, acc,
+                                  _mm512_loadu_si512((const void*)(q16+n4*8)));
+    }
+    tot = _mm512_add_epi32(tot, _mm512_madd_epi16(acc, ones));
+    out[k] = _mm512_reduce_add_epi32(tot);
+  }
+}
+
 static const IbKernel ibvecScalar = {
-  "scalar", dotScalar, l2sqScalar, cosBatchScalar, i8BatchScalar
+  "scalar", dotScalar, l2sqScalar, cosBatchScalar, i8BatchScalar, bitBatchScalar
 };
 static const IbKernel ibvecAvx2 = {
-  "avx2", dotAvx2, l2sqAvx2, cosBatchAvx2, i8BatchAvx2
+  "avx2", dotAvx2, l2sqAvx2, cosBatchAvx2, i8BatchAvx2, bitBatchAvx2
 };
 static const IbKernel ibvecAvx512 = {
-  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512
+  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512, bitBatchAvx512
 };
 
 static const IbKernel *ibvecKernelPtr = 0;
@@ -935,9 +1036,10 @@ static void knnHeapPush(KnnHeap *h, const KnnHit *hit){
   h->a[i] = *hit;
 }
 
-/* Would a hit at distance d (with the largest tie-break) enter the heap? */
+/* Could a hit at distance d enter the heap?  (A tie may: knnHeapPush then
+** decides by block and position, whatever order the blocks come in.) */
 static int knnHeapWants(const KnnHeap *h, double d){
-  return h->n<h->nCap || d < h->a[0].dist;
+  return h->n<h->nCap || d <= h->a[0].dist;
 }
 
 static int knnCmpAsc(const void *pa, const void *pb){
@@ -962,17 +1064,24 @@ static int knnCmpScope(const void *pa, const void *pb){
   return strcmp(((const KnnScope*)pa)->zBook, ((const KnnScope*)pb)->zBook);
 }
 
-/* A block chosen by the first pass, with its book's page limit. */
+/* A block chosen by the first pass: its rowid, book, page limit, and which
+** of its optional columns are usable (lengths checked against count). */
 typedef struct KnnBlk KnnBlk;
 struct KnnBlk {
   sqlite3_int64 id;
   sqlite3_int64 maxPage;
+  int iBook;              /* index into KnnCursor.azBook */
+  int count;              /* vectors in the block */
+  signed char eI8;        /* vectors_i8: 0 NULL, 1 usable, -1 wrong length */
+  signed char eBits;      /* bits: the same */
+  unsigned char hasScales;/* scales present with count values */
 };
 
 typedef struct KnnVtab KnnVtab;
 struct KnnVtab {
   sqlite3_vtab base;
   sqlite3 *db;
+  sqlite3_stmt *apStmt[2];  /* first-pass statements, kept: whole table, one book */
 };
 
 typedef struct KnnCursor KnnCursor;
@@ -980,7 +1089,7 @@ struct KnnCursor {
   sqlite3_vtab_cursor base;
   KnnHit *aRow;           /* results, nearest first */
   int nRow, iRow;
-  char **azBook;          /* book ids referenced by the hits */
+  char **azBook;          /* book ids referenced by the blocks searched */
   int nBook, nBookAlloc;
 };
 
@@ -993,25 +1102,39 @@ struct KnnSearch {
   float *q;               /* the query */
   int dim;
   float qq;               /* q.q */
+  double sqq;             /* sqrt(q.q) */
   int k, eMode, nPool;
   const char *zModel;     /* NULL: any model */
-  int16_t *q16;           /* int8 query widened to int16 (KNN_INT8) */
-  uint8_t *qBits;         /* query sign bits (KNN_BINARY) */
-  int nQBits;
+  int16_t *q16;           /* the query's int8 codes widened to int16, zero-padded */
+  int nQBits;             /* bytes of sign bits per vector */
+  int bPrune;             /* exact mode: int8 codes may rule vectors out */
+  double pruneNq;         /* |query| in code units: sqrt(q.q) * 127 / max|q_i| */
+  double pruneQ1;         /* sum |q16_i| */
+  double pruneMargin;     /* float rounding allowance of the exact cosine */
+  double *aLow;           /* min-heap of the k largest lower bounds */
+  int nLow;
+  KnnHit *aCand;          /* pruning: vectors that may be among the k nearest */
+  int nCand, nCandAlloc;
   KnnHeap top;            /* the k best, exact distances */
   KnnHeap pool;           /* quantised candidates awaiting re-scoring */
-  sqlite3_blob *pVecBlob; /* incremental reader of vector_blocks.vectors */
-  sqlite3_blob *pI8Blob;  /* ... of vectors_i8 */
-  sqlite3_blob *pBitBlob; /* ... of bits */
+  KnnHit poolBar;         /* the worst of the pool, once compacted */
+  int bPoolBar;           /* poolBar is set: only better hits may enter */
+  sqlite3_blob *pVecBlob; /* incremental readers of vector_blocks columns */
+  sqlite3_blob *pI8Blob;
+  sqlite3_blob *pBitBlob;
+  sqlite3_blob *pEndBlob;
+  sqlite3_blob *pKeyBlob;
+  sqlite3_blob *pScaleBlob;
   float *aBuf;            /* scratch: float vectors read from a block */
   float *aDot, *aVV;      /* scratch: kernel outputs */
   unsigned char *aQBuf;   /* scratch: quantised block data */
-  int nBlockCap;          /* capacity of aIdx, aKey, aEnd (vectors) */
   sqlite3_int64 nQBufCap; /* capacity of aQBuf (bytes) */
+  int nBlockCap;          /* capacity of the per-vector scratch arrays */
   int *aIdx;              /* scratch: indices of the vectors that pass */
-  int32_t *aI8Dot, *aI8VV;/* scratch: int8 kernel outputs (nBlockCap) */
-  int64_t *aKey;          /* scratch: keys of the block */
+  int32_t *aI8Dot, *aI8VV;/* scratch: int8 / bit kernel outputs */
   int32_t *aEnd;          /* scratch: end pages of the block */
+  float *aScale;          /* scratch: scales of the block */
+  double *aUp;            /* scratch: upper bounds (pruning) */
   KnnBlk *aBlk;           /* blocks to read (phase 1 output) */
   int nBlk, nBlkAlloc;
   char *zErr;
@@ -1019,7 +1142,7 @@ struct KnnSearch {
 
 #define KNN_CHUNK_BYTES (256*1024)  /* floats read per blob read: L2-sized */
 
-/* Interns the book id of the current block; returns its index or -1. */
+/* Interns a book id; returns its index or -1 (out of memory). */
 static int knnInternBook(KnnSearch *s, const char *zBook){
   KnnCursor *c = s->pCur;
   if( c->nBook>0 && strcmp(c->azBook[c->nBook-1], zBook)==0 ) return c->nBook-1;
@@ -1034,52 +1157,79 @@ static int knnInternBook(KnnSearch *s, const char *zBook){
   return c->nBook++;
 }
 
-/* Opens (or moves) an incremental blob reader onto one block's column. */
-static int knnBlobAt(KnnSearch *s, sqlite3_blob **pp, const char *zCol,
-                     sqlite3_int64 id){
-  int rc;
+/* Reads nByte bytes at iOff of column zCol of block id, through the
+** incremental blob reader *pp (opened, or moved onto the row, as needed). */
+static int knnRead(KnnSearch *s, sqlite3_blob **pp, const char *zCol,
+                   sqlite3_int64 id, void *pBuf, int nByte, int iOff){
+  int rc = SQLITE_OK;
   if( *pp ){
     rc = sqlite3_blob_reopen(*pp, id);
-    if( rc==SQLITE_OK ) return SQLITE_OK;
-    sqlite3_blob_close(*pp);
-    *pp = 0;
+    if( rc!=SQLITE_OK ){ sqlite3_blob_close(*pp); *pp = 0; }
   }
-  rc = sqlite3_blob_open(s->pVtab->db, "main", "vector_blocks", zCol, id, 0, pp);
+  if( *pp==0 ){
+    rc = sqlite3_blob_open(s->pVtab->db, "main", "vector_blocks", zCol, id, 0, pp);
+    if( rc!=SQLITE_OK ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: cannot read %s of block %lld: %s",
+                                zCol, id, sqlite3_errmsg(s->pVtab->db));
+      return rc;
+    }
+  }
+  rc = sqlite3_blob_read(*pp, pBuf, nByte, iOff);
   if( rc!=SQLITE_OK ){
-    s->zErr = sqlite3_mprintf("ibvec_knn: cannot read %s of block %lld: %s",
-                              zCol, id, sqlite3_errmsg(s->pVtab->db));
+    s->zErr = sqlite3_mprintf("ibvec_knn: reading %s of block %lld: %s", zCol, id,
+                              sqlite3_errmsg(s->pVtab->db));
   }
   return rc;
 }
 
+/* The same again on the row the reader is already on. */
+static int knnReadMore(KnnSearch *s, sqlite3_blob *p, const char *zCol,
+                       sqlite3_int64 id, void *pBuf, int nByte, int iOff){
+  int rc = sqlite3_blob_read(p, pBuf, nByte, iOff);
+  if( rc!=SQLITE_OK ){
+    s->zErr = sqlite3_mprintf("ibvec_knn: reading %s of block %lld: %s", zCol, id,
+                              sqlite3_errmsg(s->pVtab->db));
+  }
+  return rc;
+}
+
+/* ibvecCosDist with sqrt(a.a) given: the same operations, the same result. */
+static double knnCosDist(float dot, double sqq, float bb){
+  double den = sqq * sqrt((double)bb);
+  if( !(den>0.0) ) return 1.0;
+  return 1.0 - (double)dot/den;
+}
+
 /* Scores the float vectors aIdx[0..nIdx) of a block exactly into s->top. */
-static int knnScoreExact(KnnSearch *s, sqlite3_int64 id, int iBook,
-                         const int *aIdx, int nIdx){
-  int dim = s->dim, perChunk = KNN_CHUNK_BYTES/(dim*4), i = 0, rc;
+static int knnScoreExact(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nIdx){
+  int dim = s->dim, perChunk = KNN_CHUNK_BYTES/(dim*4), i = 0, rc, first = 1;
   if( perChunk<1 ) perChunk = 1;
-  rc = knnBlobAt(s, &s->pVecBlob, "vectors", id);
-  if( rc ) return rc;
   while( i<nIdx ){
     /* A run of consecutive passing vectors, at most perChunk long. */
     int start = aIdx[i], n = 1, j;
     while( i+n<nIdx && n<perChunk && aIdx[i+n]==start+n ) n++;
-    rc = sqlite3_blob_read(s->pVecBlob, s->aBuf, n*dim*4, start*dim*4);
-    if( rc ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: reading block %lld: %s", id,
-                                sqlite3_errmsg(s->pVtab->db));
-      return rc;
+    if( first ){
+      rc = knnRead(s, &s->pVecBlob, "vectors", b->id, s->aBuf, n*dim*4, start*dim*4);
+      first = 0;
+    }else{
+      rc = knnReadMore(s, s->pVecBlob, "vectors", b->id, s->aBuf, n*dim*4, start*dim*4);
     }
+    if( rc ) return rc;
     s->K->xCosBatch(s->q, s->aBuf, n, dim, s->aDot, s->aVV);
     for(j=0; j<n; j++){
       KnnHit h;
-      h.dist = ibvecCosDist(s->aDot[j], s->qq, s->aVV[j]);
-      if( isnan(h.dist) || !isfinite(s->aVV[j]) ){
-        s->zErr = sqlite3_mprintf("ibvec_knn: block %lld holds a NaN or infinite value", id);
+      float dot = s->aDot[j], vv = s->aVV[j];
+      /* dot <= 0 gives a distance >= 1: it cannot displace a hit below 1 */
+      if( dot<=0.0f && s->top.n==s->top.nCap && s->top.a[0].dist<1.0
+       && isfinite(vv) ) continue;
+      h.dist = knnCosDist(dot, s->sqq, vv);
+      if( isnan(h.dist) || !isfinite(vv) ){
+        s->zErr = sqlite3_mprintf("ibvec_knn: block %lld holds a NaN or infinite value", b->id);
         return SQLITE_ERROR;
       }
       if( !knnHeapWants(&s->top, h.dist) ) continue;
-      h.blockId = id; h.idx = start+j; h.iBook = iBook;
-      h.key = s->aKey[start+j]; h.endPage = s->aEnd[start+j];
+      h.blockId = b->id; h.idx = start+j; h.iBook = b->iBook;
+      h.key = 0; h.endPage = 0;
       knnHeapPush(&s->top, &h);
     }
     i += n;
@@ -1087,185 +1237,322 @@ static int knnScoreExact(KnnSearch *s, sqlite3_int64 id, int iBook,
   return SQLITE_OK;
 }
 
-/* Scores a block's quantised copy into the candidate pool. */
-static int knnScoreQuant(KnnSearch *s, sqlite3_int64 id, int iBook,
-                         const int *aIdx, int nIdx, int count){
-  int dim = s->dim, per, i, rc;
-  sqlite3_blob **pp = s->eMode==KNN_INT8 ? &s->pI8Blob : &s->pBitBlob;
-  per = s->eMode==KNN_INT8 ? dim : s->nQBits;
-  rc = knnBlobAt(s, pp, s->eMode==KNN_INT8 ? "vectors_i8" : "bits", id);
-  if( rc ) return rc;
-  /* The quantised column is small: read what spans the passing vectors. */
-  {
-    int first = aIdx[0], last = aIdx[nIdx-1];
-    sqlite3_int64 need = (sqlite3_int64)(last-first+1)*per;
-    (void)count;
-    if( need>s->nQBufCap ){
-      sqlite3_free(s->aQBuf);
-      s->aQBuf = sqlite3_malloc64((sqlite3_uint64)need);
-      if( s->aQBuf==0 ){ s->nQBufCap = 0; return SQLITE_NOMEM; }
-      s->nQBufCap = need;
-    }
-    rc = sqlite3_blob_read(*pp, s->aQBuf, (last-first+1)*per, first*per);
-    if( rc ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: reading block %lld: %s", id,
-                                sqlite3_errmsg(s->pVtab->db));
-      return rc;
-    }
-    if( s->eMode==KNN_INT8 ){
-      /* Score the whole span in one kernel call (vectors that fail the page
-      ** filter inside the span are scored too, and skipped below). */
-      int nSpan = last-first+1;
-      s->K->xI8Batch(s->q16, (const int8_t*)s->aQBuf, nSpan, dim, s->aI8Dot, s->aI8VV);
-      for(i=0; i<nIdx; i++){
-        KnnHit h;
-        int j = aIdx[i]-first;
-        float d = (float)s->aI8Dot[j], vv = (float)s->aI8VV[j];
-        /* rank by -cos(q8, v8) with q's norm dropped: -d|d|/vv is monotonic
-        ** in -d/|v| and needs no square root */
-        h.dist = vv>0.0f ? (double)(-d*fabsf(d)/vv) : 0.0;
-        if( !knnHeapWants(&s->pool, h.dist) ) continue;
-        h.blockId = id; h.idx = aIdx[i]; h.iBook = iBook;
-        h.key = s->aKey[aIdx[i]]; h.endPage = s->aEnd[aIdx[i]];
-        knnHeapPush(&s->pool, &h);
-      }
-    }else{
-      for(i=0; i<nIdx; i++){
-        KnnHit h;
-        const unsigned char *p = s->aQBuf + (size_t)(aIdx[i]-first)*per;
-        h.dist = (double)ibvecHamming(s->qBits, p, per);
-        if( !knnHeapWants(&s->pool, h.dist) ) continue;
-        h.blockId = id; h.idx = aIdx[i]; h.iBook = iBook;
-        h.key = s->aKey[aIdx[i]]; h.endPage = s->aEnd[aIdx[i]];
-        knnHeapPush(&s->pool, &h);
-      }
-    }
+/* Makes the quantised scratch buffer hold at least need bytes. */
+static int knnQBuf(KnnSearch *s, sqlite3_int64 need){
+  if( need>s->nQBufCap ){
+    sqlite3_free(s->aQBuf);
+    s->aQBuf = sqlite3_malloc64((sqlite3_uint64)need);
+    if( s->aQBuf==0 ){ s->nQBufCap = 0; return SQLITE_NOMEM; }
+    s->nQBufCap = need;
   }
   return SQLITE_OK;
 }
 
-/* Re-scores the pool with the float vectors, into s->top. */
-static int knnRescore(KnnSearch *s){
+/* Moves the n-th best hit (0-based, by knnWorse) of a[0..nA) to a[n], the
+** better ones before it and the worse after (quickselect). */
+static void knnSelect(KnnHit *a, int nA, int n){
+  int lo = 0, hi = nA-1;
+  while( lo<hi ){
+    KnnHit pivot = a[lo + (hi-lo)/2], t;
+    int i = lo, j = hi;
+    while( i<=j ){
+      while( knnWorse(&pivot, &a[i]) ) i++;
+      while( knnWorse(&a[j], &pivot) ) j--;
+      if( i<=j ){ t = a[i]; a[i] = a[j]; a[j] = t; i++; j--; }
+    }
+    if( n<=j ) hi = j;
+    else if( n>=i ) lo = i;
+    else break;
+  }
+}
+
+/* Quantised candidates are appended to s->pool (room for 2 x nPool); when
+** it is full, the nPool best are kept (the same set a bounded heap would
+** keep: the order is total) and the worst of them becomes the bar. */
+static void knnPoolCompact(KnnSearch *s){
+  if( s->pool.n<=s->nPool ) return;
+  knnSelect(s->pool.a, s->pool.n, s->nPool-1);
+  s->pool.n = s->nPool;
+  s->poolBar = s->pool.a[s->nPool-1];
+  s->bPoolBar = 1;
+}
+
+/* Scores a block's quantised copy (int8 or bits) into the candidate pool. */
+static int knnScoreQuant(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nIdx){
+  int dim = s->dim, i, rc, first = aIdx[0], last = aIdx[nIdx-1];
+  int nSpan = last-first+1;
+  int per = s->eMode==KNN_INT8 ? dim : s->nQBits;
+  /* The quantised column is small: read what spans the passing vectors and
+  ** score the whole span in one kernel call (vectors that fail the page
+  ** filter inside the span are scored too, and skipped below). */
+  rc = knnQBuf(s, (sqlite3_int64)nSpan*per);
+  if( rc ) return rc;
+  if( s->eMode==KNN_INT8 ){
+    rc = knnRead(s, &s->pI8Blob, "vectors_i8", b->id, s->aQBuf, nSpan*per, first*per);
+    if( rc ) return rc;
+    s->K->xI8Batch(s->q16, (const int8_t*)s->aQBuf, nSpan, dim, s->aI8Dot, s->aI8VV);
+  }else{
+    rc = knnRead(s, &s->pBitBlob, "bits", b->id, s->aQBuf, nSpan*per, first*per);
+    if( rc ) return rc;
+    s->K->xBitBatch(s->q16, s->aQBuf, nSpan, per, s->aI8Dot);
+  }
+  for(i=0; i<nIdx; i++){
+    KnnHit h;
+    int j = aIdx[i]-first;
+    if( s->eMode==KNN_INT8 ){
+      float d = (float)s->aI8Dot[j], vv = (float)s->aI8VV[j];
+      /* rank by -cos(q8, v8) with q's norm dropped: -d|d|/vv is monotonic
+      ** in -d/|v| and needs no square root */
+      h.dist = vv>0.0f ? (double)(-d*fabsf(d)/vv) : 0.0;
+    }else{
+      /* -(q8 . sign(v)) up to a constant: the sum of the query's codes
+      ** where v is positive, negated */
+      h.dist = -(double)s->aI8Dot[j];
+    }
+    if( s->bPoolBar && h.dist>s->poolBar.dist ) continue;
+    h.blockId = b->id; h.idx = aIdx[i]; h.iBook = b->iBook;
+    h.key = 0; h.endPage = 0;
+    if( s->bPoolBar && !knnWorse(&s->poolBar, &h) ) continue;
+    if( s->pool.n==s->pool.nCap ) knnPoolCompact(s);
+    s->pool.a[s->pool.n++] = h;
+  }
+  return SQLITE_OK;
+}
+
+/* Pruning (exact mode): a vector v with int8 codes c (c_i = round(v_i*127/
+** max|v|), so v*127/max|v| = c + f with |f_i| <= 1/2) and the query q with
+** codes Q (q*127/max|q| = Q + g, |g_i| <= 1/2) have
+**   cos(q, v) = (Q+g).(c+f) / (|Q+g| |c+f|),
+**   |(Q+g).(c+f) - Q.c| <= (sum|Q_i| + sqrt(dim) |c| + dim/2) / 2,
+**   |c| - sqrt(dim)/2 <= |c+f| <= |c| + sqrt(dim)/2,
+** and |Q+g| = |q| * 127 / max|q|.  These bound the cosine from above (U)
+** and below (L) without reading the float vector.  Once k vectors have
+** L >= T, a vector with U < T - margin (margin: the float rounding of the
+** exact cosine, far above its worst case) cannot be among the k nearest,
+** so it is never read.  The candidates left are scored exactly in float,
+** in block order, like every vector of a full scan: the results are the
+** same rows with the same distances, bit for bit.  Vectors whose scale is
+** outside [1e-16, 1e14] (where float squares could underflow or overflow)
+** are always candidates. */
+#define KNN_PHI 0.5001  /* 1/2, plus the float rounding of the quantiser */
+
+/* Adds a lower bound to the min-heap of the k largest. */
+static void knnLowPush(KnnSearch *s, double x){
+  double *a = s->aLow;
+  int i, c, n = s->nLow;
+  if( n<s->k ){
+    i = s->nLow++;
+    while( i>0 && a[(i-1)/2]>x ){ a[i] = a[(i-1)/2]; i = (i-1)/2; }
+    a[i] = x;
+    return;
+  }
+  if( !(x>a[0]) ) return;
+  i = 0;
+  for(;;){
+    c = 2*i+1;
+    if( c>=n ) break;
+    if( c+1<n && a[c+1]<a[c] ) c++;
+    if( !(a[c]<x) ) break;
+    a[i] = a[c]; i = c;
+  }
+  a[i] = x;
+}
+
+/* The pruning threshold: candidates need U >= it. */
+static double knnPruneBar(const KnnSearch *s){
+  return s->nLow<s->k ? -INFINITY : s->aLow[0] - s->pruneMargin;
+}
+
+static int knnScorePrune(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nIdx){
+  int dim = s->dim, i, rc, first = aIdx[0], last = aIdx[nIdx-1];
+  int nSpan = last-first+1;
+  double sqd = sqrt((double)dim), nq = s->pruneNq, bar;
+  double e0 = KNN_PHI*s->pruneQ1 + KNN_PHI*KNN_PHI*dim, e1 = KNN_PHI*sqd;
+  rc = knnQBuf(s, (sqlite3_int64)nSpan*dim);
+  if( rc ) return rc;
+  rc = knnRead(s, &s->pI8Blob, "vectors_i8", b->id, s->aQBuf, nSpan*dim, first*dim);
+  if( rc ) return rc;
+  rc = knnRead(s, &s->pScaleBlob, "scales", b->id, s->aScale, nSpan*4, first*4);
+  if( rc ) return rc;
+  s->K->xI8Batch(s->q16, (const int8_t*)s->aQBuf, nSpan, dim, s->aI8Dot, s->aI8VV);
+  /* upper bounds for the whole span, branch-free (vectorised) */
+  {
+    const int32_t *restrict aD = s->aI8Dot, *restrict aC = s->aI8VV;
+    const float *restrict aS = s->aScale;
+    double *restrict aU = s->aUp;
+    for(i=0; i<nSpan; i++){
+      double cn = sqrt((double)aC[i]);
+      double wlo = cn - e1, whi = cn + e1;
+      double nh = (double)aD[i] + e0 + e1*cn;
+      double u = nh / (nq * (nh>=0.0 ? wlo : whi));
+      int safe = (wlo>0.0) & (aS[i]>=1e-16f) & (aS[i]<=1e14f);
+      aU[i] = safe ? u : INFINITY;
+    }
+  }
+  bar = knnPruneBar(s);
+  for(i=0; i<nIdx; i++){
+    int j = aIdx[i]-first;
+    double u = s->aUp[j], lo;
+    KnnHit *h;
+    if( u<bar ) continue;
+    if( u==INFINITY ){
+      lo = -INFINITY;
+    }else{
+      double cn = sqrt((double)s->aI8VV[j]);
+      double nl = (double)s->aI8Dot[j] - e0 - e1*cn;
+      lo = nl / (nq * (nl>=0.0 ? cn + e1 : cn - e1));
+    }
+    knnLowPush(s, lo);
+    bar = knnPruneBar(s);
+    if( u<bar ) continue;
+    if( s->nCand==s->nCandAlloc ){
+      /* drop the candidates the bar has passed since, then grow */
+      int r, w = 0;
+      for(r=0; r<s->nCand; r++) if( s->aCand[r].dist>=bar ) s->aCand[w++] = s->aCand[r];
+      s->nCand = w;
+      if( w*2>s->nCandAlloc || s->nCandAlloc==0 ){
+        int nNew = s->nCandAlloc ? s->nCandAlloc*2 : 1024;
+        KnnHit *a = sqlite3_realloc64(s->aCand, sizeof(KnnHit)*(sqlite3_uint64)nNew);
+        if( a==0 ) return SQLITE_NOMEM;
+        s->aCand = a; s->nCandAlloc = nNew;
+      }
+    }
+    h = &s->aCand[s->nCand++];
+    h->dist = u; h->blockId = b->id; h->idx = aIdx[i]; h->iBook = b->iBook;
+    h->key = 0; h->endPage = 0;
+  }
+  return SQLITE_OK;
+}
+
+/* Scores a[0..n) exactly with the float vectors, into s->top (in block
+** order, as a full scan would meet them). */
+static int knnRescore(KnnSearch *s, KnnHit *a, int n){
   int i, rc, dim = s->dim;
   sqlite3_int64 cur = -1;
-  qsort(s->pool.a, (size_t)s->pool.n, sizeof(KnnHit), knnCmpBlock);
-  for(i=0; i<s->pool.n; i++){
-    KnnHit h = s->pool.a[i];
+  qsort(a, (size_t)n, sizeof(KnnHit), knnCmpBlock);
+  for(i=0; i<n; i++){
+    KnnHit h = a[i];
     float dot, vv;
     if( h.blockId!=cur ){
-      rc = knnBlobAt(s, &s->pVecBlob, "vectors", h.blockId);
-      if( rc ) return rc;
+      rc = knnRead(s, &s->pVecBlob, "vectors", h.blockId, s->aBuf, dim*4, h.idx*dim*4);
       cur = h.blockId;
+    }else{
+      rc = knnReadMore(s, s->pVecBlob, "vectors", h.blockId, s->aBuf, dim*4, h.idx*dim*4);
     }
-    rc = sqlite3_blob_read(s->pVecBlob, s->aBuf, dim*4, h.idx*dim*4);
-    if( rc ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: reading block %lld: %s", h.blockId,
-                                sqlite3_errmsg(s->pVtab->db));
-      return rc;
-    }
+    if( rc ) return rc;
     s->K->xCosBatch(s->q, s->aBuf, 1, dim, &dot, &vv);
-    h.dist = ibvecCosDist(dot, s->qq, vv);
+    h.dist = knnCosDist(dot, s->sqq, vv);
     if( isnan(h.dist) || !isfinite(vv) ){
       s->zErr = sqlite3_mprintf("ibvec_knn: block %lld holds a NaN or infinite value", h.blockId);
       return SQLITE_ERROR;
     }
-    knnHeapPush(&s->top, &h);
+    if( knnHeapWants(&s->top, h.dist) ) knnHeapPush(&s->top, &h);
   }
   return SQLITE_OK;
 }
 
-/* Column numbers of the block statement. */
-enum { BK_ID, BK_BOOK, BK_MODEL, BK_DIM, BK_COUNT, BK_KEYS, BK_ENDS,
-       BK_LVEC, BK_LI8, BK_LBITS };
-
-/* Processes one row of the block statement. maxPage: the book's limit. */
-static int knnBlock(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage){
-  sqlite3_int64 id = sqlite3_column_int64(pStmt, BK_ID);
-  const char *zBook = (const char*)sqlite3_column_text(pStmt, BK_BOOK);
-  sqlite3_int64 dim = sqlite3_column_int64(pStmt, BK_DIM);
-  sqlite3_int64 count = sqlite3_column_int64(pStmt, BK_COUNT);
-  const void *pKeys, *pEnds;
-  int nIdx = 0, i, iBook, useQuant = 0;
-
-  if( s->zModel ){
-    const char *zModel = (const char*)sqlite3_column_text(pStmt, BK_MODEL);
-    if( zModel==0 || strcmp(zModel, s->zModel)!=0 ) return SQLITE_OK;
+/* Sizes the per-vector scratch arrays for a block of count vectors. */
+static int knnScratch(KnnSearch *s, int count){
+  if( count<=s->nBlockCap ) return SQLITE_OK;
+  sqlite3_free(s->aIdx); sqlite3_free(s->aEnd); sqlite3_free(s->aScale);
+  sqlite3_free(s->aI8Dot); sqlite3_free(s->aI8VV); sqlite3_free(s->aUp);
+  s->aIdx = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)count);
+  s->aEnd = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
+  s->aScale = sqlite3_malloc64(sizeof(float)*(sqlite3_uint64)count);
+  s->aI8Dot = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
+  s->aI8VV = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
+  s->aUp = sqlite3_malloc64(sizeof(double)*(sqlite3_uint64)count);
+  if( !s->aIdx || !s->aEnd || !s->aScale || !s->aI8Dot || !s->aI8VV || !s->aUp ){
+    s->nBlockCap = 0; return SQLITE_NOMEM;
   }
-  if( zBook==0 ){
-    s->zErr = sqlite3_mprintf("ibvec_knn: block %lld has no book_id", id);
-    return SQLITE_ERROR;
-  }
-  if( dim!=s->dim ){
-    s->zErr = sqlite3_mprintf("ibvec_knn: block %lld (book %s) holds %lld-dimensional "
-                              "vectors but the query has %d dimensions", id, zBook, dim, s->dim);
-    return SQLITE_ERROR;
-  }
-  if( count<1 || count>IBVEC_MAX_BLOCK
-   || sqlite3_column_bytes(pStmt, BK_KEYS)!=count*8
-   || sqlite3_column_bytes(pStmt, BK_ENDS)!=count*4
-   || sqlite3_column_int64(pStmt, BK_LVEC)!=count*dim*4 ){
-    s->zErr = sqlite3_mprintf("ibvec_knn: block %lld is corrupt: count, keys, end_pages "
-                              "and vectors disagree", id);
-    return SQLITE_ERROR;
-  }
-  if( count>s->nBlockCap ){
-    sqlite3_free(s->aIdx); sqlite3_free(s->aKey); sqlite3_free(s->aEnd);
-    sqlite3_free(s->aI8Dot); sqlite3_free(s->aI8VV);
-    s->aIdx = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)count);
-    s->aKey = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)count);
-    s->aEnd = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
-    s->aI8Dot = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
-    s->aI8VV = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)count);
-    if( !s->aIdx || !s->aKey || !s->aEnd || !s->aI8Dot || !s->aI8VV ){
-      s->nBlockCap = 0; return SQLITE_NOMEM;
-    }
-    s->nBlockCap = (int)count;
-  }
-  pKeys = sqlite3_column_blob(pStmt, BK_KEYS);
-  pEnds = sqlite3_column_blob(pStmt, BK_ENDS);
-  if( pKeys==0 || pEnds==0 ) return SQLITE_NOMEM;
-  memcpy(s->aKey, pKeys, (size_t)count*8);
-  memcpy(s->aEnd, pEnds, (size_t)count*4);
-
-  /* The filter, inside the scan: only vectors ending on or before the page. */
-  for(i=0; i<count; i++){
-    if( s->aEnd[i]<=maxPage ) s->aIdx[nIdx++] = i;
-  }
-  if( nIdx==0 ) return SQLITE_OK;
-  iBook = knnInternBook(s, zBook);
-  if( iBook<0 ) return SQLITE_NOMEM;
-
-  if( s->eMode==KNN_INT8 && sqlite3_column_type(pStmt, BK_LI8)!=SQLITE_NULL ){
-    if( sqlite3_column_int64(pStmt, BK_LI8)!=count*dim ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld: vectors_i8 has the wrong length", id);
-      return SQLITE_ERROR;
-    }
-    useQuant = 1;
-  }else if( s->eMode==KNN_BINARY && sqlite3_column_type(pStmt, BK_LBITS)!=SQLITE_NULL ){
-    if( sqlite3_column_int64(pStmt, BK_LBITS)!=count*s->nQBits ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld: bits has the wrong length", id);
-      return SQLITE_ERROR;
-    }
-    useQuant = 1;
-  }
-  if( useQuant ) return knnScoreQuant(s, id, iBook, s->aIdx, nIdx, (int)count);
-  return knnScoreExact(s, id, iBook, s->aIdx, nIdx);
+  s->nBlockCap = count;
+  return SQLITE_OK;
 }
 
-/* Phase 1: steps a light statement (id, book_id) over the candidate blocks
-** and records each passing block with its page limit in s->aBlk. */
+/* Phase 2 for one block: the page filter, inside the scan, then scoring. */
+static int knnBlock(KnnSearch *s, const KnnBlk *b){
+  int nIdx = 0, i, rc, count = b->count;
+  rc = knnScratch(s, count);
+  if( rc ) return rc;
+  if( b->maxPage>=INT32_MAX ){
+    /* no limit an int32 end page could exceed: every vector passes */
+    for(i=0; i<count; i++) s->aIdx[i] = i;
+    nIdx = count;
+  }else{
+    rc = knnRead(s, &s->pEndBlob, "end_pages", b->id, s->aEnd, count*4, 0);
+    if( rc ) return rc;
+    for(i=0; i<count; i++){
+      int32_t e;
+      memcpy(&e, &s->aEnd[i], 4);
+      if( e<=b->maxPage ) s->aIdx[nIdx++] = i;
+    }
+  }
+  if( nIdx==0 ) return SQLITE_OK;
+  if( s->eMode==KNN_INT8 && b->eI8 ){
+    if( b->eI8<0 ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld: vectors_i8 has the wrong length", b->id);
+      return SQLITE_ERROR;
+    }
+    return knnScoreQuant(s, b, s->aIdx, nIdx);
+  }
+  if( s->eMode==KNN_BINARY && b->eBits ){
+    if( b->eBits<0 ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld: bits has the wrong length", b->id);
+      return SQLITE_ERROR;
+    }
+    return knnScoreQuant(s, b, s->aIdx, nIdx);
+  }
+  if( s->bPrune && b->eI8>0 && b->hasScales ) return knnScorePrune(s, b, s->aIdx, nIdx);
+  return knnScoreExact(s, b, s->aIdx, nIdx);
+}
+
+/* Columns of the first-pass statement. */
+enum { BK_ID, BK_BOOK, BK_MODEL, BK_DIM, BK_COUNT, BK_LKEYS, BK_LENDS,
+       BK_LVEC, BK_LI8, BK_LSCALES, BK_LBITS };
+
+/* Phase 1: steps the first-pass statement (the row header only: ids, book,
+** model, dim, count and the lengths of the blobs, never their content) over
+** the candidate blocks, checks each block in scope and records it with its
+** page limit in s->aBlk. */
 static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
                       const KnnScope *aScope, int nScope){
   int rc;
   while( (rc = sqlite3_step(pStmt))==SQLITE_ROW ){
-    sqlite3_int64 limit = maxPage;
+    sqlite3_int64 limit = maxPage, id, dim, count, nI8, nBits;
+    const char *zBook = (const char*)sqlite3_column_text(pStmt, BK_BOOK);
+    KnnBlk *b;
     if( aScope ){
       KnnScope key, *pHit;
-      key.zBook = (char*)sqlite3_column_text(pStmt, 1);
+      key.zBook = (char*)zBook;
       if( key.zBook==0 ) continue;
       pHit = bsearch(&key, aScope, (size_t)nScope, sizeof(KnnScope), knnCmpScope);
       if( pHit==0 ) continue;
       limit = pHit->maxPage;
+    }
+    if( s->zModel ){
+      const char *zModel = (const char*)sqlite3_column_text(pStmt, BK_MODEL);
+      if( zModel==0 || strcmp(zModel, s->zModel)!=0 ) continue;
+    }
+    id = sqlite3_column_int64(pStmt, BK_ID);
+    dim = sqlite3_column_int64(pStmt, BK_DIM);
+    count = sqlite3_column_int64(pStmt, BK_COUNT);
+    if( zBook==0 ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld has no book_id", id);
+      return SQLITE_ERROR;
+    }
+    if( dim!=s->dim ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld (book %s) holds %lld-dimensional "
+                                "vectors but the query has %d dimensions", id, zBook, dim, s->dim);
+      return SQLITE_ERROR;
+    }
+    if( count<1 || count>IBVEC_MAX_BLOCK
+     || sqlite3_column_type(pStmt, BK_LKEYS)!=SQLITE_INTEGER
+     || sqlite3_column_int64(pStmt, BK_LKEYS)!=count*8
+     || sqlite3_column_int64(pStmt, BK_LENDS)!=count*4
+     || sqlite3_column_int64(pStmt, BK_LVEC)!=count*dim*4 ){
+      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld is corrupt: count, keys, end_pages "
+                                "and vectors disagree", id);
+      return SQLITE_ERROR;
     }
     if( s->nBlk==s->nBlkAlloc ){
       int nNew = s->nBlkAlloc ? s->nBlkAlloc*2 : 64;
@@ -1273,8 +1560,19 @@ static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
       if( a==0 ) return SQLITE_NOMEM;
       s->aBlk = a; s->nBlkAlloc = nNew;
     }
-    s->aBlk[s->nBlk].id = sqlite3_column_int64(pStmt, 0);
-    s->aBlk[s->nBlk].maxPage = limit;
+    b = &s->aBlk[s->nBlk];
+    b->id = id;
+    b->maxPage = limit;
+    b->count = (int)count;
+    b->iBook = knnInternBook(s, zBook);
+    if( b->iBook<0 ) return SQLITE_NOMEM;
+    nI8 = sqlite3_column_int64(pStmt, BK_LI8);
+    nBits = sqlite3_column_int64(pStmt, BK_LBITS);
+    b->eI8 = sqlite3_column_type(pStmt, BK_LI8)==SQLITE_NULL ? 0 : nI8==count*dim ? 1 : -1;
+    b->eBits = sqlite3_column_type(pStmt, BK_LBITS)==SQLITE_NULL ? 0
+             : nBits==count*((dim+7)/8) ? 1 : -1;
+    b->hasScales = sqlite3_column_type(pStmt, BK_LSCALES)!=SQLITE_NULL
+                && sqlite3_column_int64(pStmt, BK_LSCALES)==count*4;
     s->nBlk++;
   }
   if( rc!=SQLITE_DONE ){
@@ -1285,35 +1583,35 @@ static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
   return SQLITE_OK;
 }
 
-/* Phase 2: reads each recorded block by rowid and scores it.  (Reading the
-** float blobs while a full-table scan statement is still open on the same
-** table proved several times slower than this rowid-driven pass.) */
+/* Phase 2: reads each recorded block through incremental blob readers and
+** scores it.  (Reading the blobs while the first-pass statement is still
+** open on the same table proved several times slower.) */
 static int knnScanBlocks(KnnSearch *s){
-  sqlite3_stmt *pStmt = 0;
-  int rc, i;
-  rc = sqlite3_prepare_v2(s->pVtab->db,
-      "SELECT id, book_id, model, dim, count, keys, end_pages, length(vectors),"
-      " length(vectors_i8), length(bits) FROM vector_blocks WHERE id=?1", -1, &pStmt, 0);
-  if( rc ){
-    s->zErr = sqlite3_mprintf("ibvec_knn: cannot read the vector_blocks table: %s",
-                              sqlite3_errmsg(s->pVtab->db));
-    return rc;
-  }
-  for(i=0; i<s->nBlk && rc==SQLITE_OK; i++){
-    sqlite3_bind_int64(pStmt, 1, s->aBlk[i].id);
-    rc = sqlite3_step(pStmt);
-    if( rc==SQLITE_ROW ){
-      rc = knnBlock(s, pStmt, s->aBlk[i].maxPage);
-    }else if( rc==SQLITE_DONE ){
-      rc = SQLITE_OK;  /* deleted meanwhile */
-    }else{
-      s->zErr = sqlite3_mprintf("ibvec_knn: reading vector_blocks: %s",
-                                sqlite3_errmsg(s->pVtab->db));
-    }
-    sqlite3_reset(pStmt);
-  }
-  sqlite3_finalize(pStmt);
+  int rc = SQLITE_OK, i;
+  for(i=0; i<s->nBlk && rc==SQLITE_OK; i++) rc = knnBlock(s, &s->aBlk[i]);
   return rc;
+}
+
+/* Fills in the key and end page of each result from its block. */
+static int knnFillHits(KnnSearch *s, KnnHit *a, int n){
+  int i, rc;
+  sqlite3_int64 cur = -1;
+  qsort(a, (size_t)n, sizeof(KnnHit), knnCmpBlock);
+  for(i=0; i<n; i++){
+    int64_t key;
+    int32_t end;
+    if( a[i].blockId!=cur ){
+      rc = knnRead(s, &s->pKeyBlob, "keys", a[i].blockId, &key, 8, a[i].idx*8);
+      if( rc==SQLITE_OK ) rc = knnRead(s, &s->pEndBlob, "end_pages", a[i].blockId, &end, 4, a[i].idx*4);
+      cur = a[i].blockId;
+    }else{
+      rc = knnReadMore(s, s->pKeyBlob, "keys", a[i].blockId, &key, 8, a[i].idx*8);
+      if( rc==SQLITE_OK ) rc = knnReadMore(s, s->pEndBlob, "end_pages", a[i].blockId, &end, 4, a[i].idx*4);
+    }
+    if( rc ) return rc;
+    a[i].key = key; a[i].endPage = end;
+  }
+  return SQLITE_OK;
 }
 
 /* Parses the scope argument: NULL (all), or {"book": max_end_page|null}. */
@@ -1446,6 +1744,9 @@ static int knnConnect(sqlite3 *db, void *pAux, int argc, const char *const*argv,
 }
 
 static int knnDisconnect(sqlite3_vtab *pVtab){
+  KnnVtab *p = (KnnVtab*)pVtab;
+  sqlite3_finalize(p->apStmt[0]);
+  sqlite3_finalize(p->apStmt[1]);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
@@ -1583,37 +1884,58 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     if( !s.aBuf || !s.aDot || !s.aVV || !s.top.a ){
       rc = SQLITE_NOMEM; goto done;
     }
+    s.sqq = sqrt((double)s.qq);
     if( s.eMode!=KNN_EXACT ){
-      s.pool.a = sqlite3_malloc64(sizeof(KnnHit)*(sqlite3_uint64)s.nPool);
-      s.pool.nCap = s.nPool;
+      s.pool.a = sqlite3_malloc64(sizeof(KnnHit)*2*(sqlite3_uint64)s.nPool);
+      s.pool.nCap = 2*s.nPool;
       if( s.pool.a==0 ){ rc = SQLITE_NOMEM; goto done; }
     }
-    if( s.eMode==KNN_INT8 ){
-      int8_t *q8 = sqlite3_malloc(s.dim);
-      float scale;
-      s.q16 = sqlite3_malloc64(sizeof(int16_t)*(sqlite3_uint64)s.dim);
-      if( q8==0 || s.q16==0 ){ sqlite3_free(q8); rc = SQLITE_NOMEM; goto done; }
-      ibvec_quantize_i8(s.q, s.dim, q8, &scale);
-      for(i=0; i<s.dim; i++) s.q16[i] = q8[i];
-      sqlite3_free(q8);
-    }else if( s.eMode==KNN_BINARY ){
+    /* the query's int8 codes, for int8 and binary scoring and for pruning */
+    {
+      float mq = 0.0f, scale;
+      int8_t *q8;
+      int nQ;
       s.nQBits = (s.dim+7)/8;
-      s.qBits = sqlite3_malloc(s.nQBits);
-      if( s.qBits==0 ){ rc = SQLITE_NOMEM; goto done; }
-      ibvec_quantize_bits(s.q, s.dim, s.qBits);
+      nQ = s.nQBits*8 > s.dim ? s.nQBits*8 : s.dim;
+      nQ = (nQ+31) & ~31;
+      for(i=0; i<s.dim; i++){ float a = fabsf(s.q[i]); mq = a>mq ? a : mq; }
+      q8 = sqlite3_malloc(s.dim);
+      s.q16 = sqlite3_malloc64(sizeof(int16_t)*(sqlite3_uint64)nQ);
+      if( q8==0 || s.q16==0 ){ sqlite3_free(q8); rc = SQLITE_NOMEM; goto done; }
+      memset(s.q16, 0, sizeof(int16_t)*(size_t)nQ);
+      ibvec_quantize_i8(s.q, s.dim, q8, &scale);
+      for(i=0; i<s.dim; i++){ s.q16[i] = q8[i]; s.pruneQ1 += abs(q8[i]); }
+      sqlite3_free(q8);
+      /* pruning needs a query whose squares neither underflow nor overflow */
+      if( s.eMode==KNN_EXACT && mq>=1e-14f && mq<=1e14f ){
+        s.bPrune = 1;
+        s.pruneNq = s.sqq * 127.0 / (double)mq;
+        s.pruneMargin = 1e-4 + 8.0*(s.dim/16 + 8)*ldexp(1.0, -24);
+        s.aLow = sqlite3_malloc64(sizeof(double)*(sqlite3_uint64)s.k);
+        if( s.aLow==0 ){ rc = SQLITE_NOMEM; goto done; }
+      }
     }
   }
 
   /* the scan: collect the blocks in scope, then read them by rowid */
   {
     int perBook = nScope>=0 && nScope<=256;
-    rc = sqlite3_prepare_v2(pVtab->db, perBook
-        ? "SELECT id, book_id FROM vector_blocks WHERE book_id=?1 ORDER BY id"
-        : "SELECT id, book_id FROM vector_blocks ORDER BY id", -1, &pStmt, 0);
-    if( rc ){
-      s.zErr = sqlite3_mprintf("ibvec_knn: cannot read the vector_blocks table: %s",
-                               sqlite3_errmsg(pVtab->db));
-      goto done;
+    pStmt = pVtab->apStmt[perBook];
+    if( pStmt==0 ){
+      rc = sqlite3_prepare_v3(pVtab->db, perBook
+          ? "SELECT id, book_id, model, dim, count, length(keys), length(end_pages),"
+            " length(vectors), length(vectors_i8), length(scales), length(bits)"
+            " FROM vector_blocks WHERE book_id=?1 ORDER BY id"
+          : "SELECT id, book_id, model, dim, count, length(keys), length(end_pages),"
+            " length(vectors), length(vectors_i8), length(scales), length(bits)"
+            " FROM vector_blocks ORDER BY id", -1, SQLITE_PREPARE_PERSISTENT, &pStmt, 0);
+      if( rc ){
+        s.zErr = sqlite3_mprintf("ibvec_knn: cannot read the vector_blocks table: %s",
+                                 sqlite3_errmsg(pVtab->db));
+        pStmt = 0;
+        goto done;
+      }
+      pVtab->apStmt[perBook] = pStmt;
     }
     if( perBook ){
       for(i=0; i<nScope && rc==SQLITE_OK; i++){
@@ -1621,19 +1943,30 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
         rc = knnCollect(&s, pStmt, aScope[i].maxPage, 0, 0);
         sqlite3_reset(pStmt);
       }
+      sqlite3_clear_bindings(pStmt);
     }else{
       rc = knnCollect(&s, pStmt, INT64_MAX, aScope, nScope);
+      sqlite3_reset(pStmt);
     }
-    sqlite3_finalize(pStmt);
     pStmt = 0;
     if( rc ) goto done;
     rc = knnScanBlocks(&s);
     if( rc ) goto done;
   }
   if( s.eMode!=KNN_EXACT ){
-    rc = knnRescore(&s);
+    knnPoolCompact(&s);
+    rc = knnRescore(&s, s.pool.a, s.pool.n);
+    if( rc ) goto done;
+  }else if( s.nCand>0 ){
+    /* the pruning candidates the final bar leaves */
+    double bar = knnPruneBar(&s);
+    int r, w = 0;
+    for(r=0; r<s.nCand; r++) if( s.aCand[r].dist>=bar ) s.aCand[w++] = s.aCand[r];
+    rc = knnRescore(&s, s.aCand, w);
     if( rc ) goto done;
   }
+  rc = knnFillHits(&s, s.top.a, s.top.n);
+  if( rc ) goto done;
 
   /* the results, nearest first */
   qsort(s.top.a, (size_t)s.top.n, sizeof(KnnHit), knnCmpAsc);
@@ -1642,19 +1975,22 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
   pCur->iRow = 0;
 
 done:
-  if( pStmt ) sqlite3_finalize(pStmt);
   if( s.pVecBlob ) sqlite3_blob_close(s.pVecBlob);
   if( s.pI8Blob ) sqlite3_blob_close(s.pI8Blob);
   if( s.pBitBlob ) sqlite3_blob_close(s.pBitBlob);
+  if( s.pEndBlob ) sqlite3_blob_close(s.pEndBlob);
+  if( s.pKeyBlob ) sqlite3_blob_close(s.pKeyBlob);
+  if( s.pScaleBlob ) sqlite3_blob_close(s.pScaleBlob);
   if( aScope ){
     for(i=0; i<nScope; i++) sqlite3_free(aScope[i].zBook);
     sqlite3_free(aScope);
   }
   sqlite3_free(qv.a);
   sqlite3_free(s.aBuf); sqlite3_free(s.aDot); sqlite3_free(s.aVV);
-  sqlite3_free(s.aIdx); sqlite3_free(s.aKey); sqlite3_free(s.aEnd);
-  sqlite3_free(s.aI8Dot); sqlite3_free(s.aI8VV);
-  sqlite3_free(s.aQBuf); sqlite3_free(s.q16); sqlite3_free(s.qBits);
+  sqlite3_free(s.aIdx); sqlite3_free(s.aEnd); sqlite3_free(s.aScale);
+  sqlite3_free(s.aI8Dot); sqlite3_free(s.aI8VV); sqlite3_free(s.aUp);
+  sqlite3_free(s.aQBuf); sqlite3_free(s.q16);
+  sqlite3_free(s.aLow); sqlite3_free(s.aCand);
   sqlite3_free(s.top.a); sqlite3_free(s.pool.a); sqlite3_free(s.aBlk);
   if( rc!=SQLITE_OK ){
     knnReset(pCur);

@@ -424,4 +424,52 @@ final class IBVecTests: XCTestCase {
         XCTAssertEqual(try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, 'int8')", [q]), exact)
         XCTAssertEqual(try db.rows("SELECT key, distance FROM ibvec_knn(?, 10, NULL, 'binary')", [q]), exact)
     }
+
+    /// Exact mode uses the int8 codes (when a block has them) to skip vectors
+    /// that provably cannot be among the k nearest; the rows and distances must
+    /// be those of the plain float scan, bit for bit, with every kernel: ties
+    /// (duplicates, across books), zero vectors, tiny and huge magnitudes.
+    func testExactPruningGivesTheFullScanResults() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 4242)
+        let dim = 48
+        let base = (0..<6).map { _ in rng.vector(dim) }
+        var chunks: [Chunk] = []
+        for i in 0..<2400 {
+            let book = ["a", "b", "c"][i % 3]
+            var v: [Float]
+            switch i % 8 {
+            case 0: v = base[i % 6]                                               // exact duplicates: ties
+            case 1: v = base[i % 6].map { $0 + rng.float() * 0.02 }               // near duplicates
+            case 2: v = rng.vector(dim).map { $0 * 1e-25 }                        // underflowing squares
+            case 3: v = i % 24 == 3 ? [Float](repeating: 0, count: dim) : rng.vector(dim)  // zero vectors
+            default: v = rng.vector(dim).map { $0 * Float(1 + i % 5) }
+            }
+            chunks.append(Chunk(book: book, key: i, endPage: i % 60 + 1, vector: v))
+        }
+        try store(db, chunks, blockSize: 100)
+        let queries = [base[2], base[4].map { -$0 }, rng.vector(dim), rng.vector(dim).map { $0 * 1e-20 }]
+        for kernel in availableKernels() {
+            _ = try db.one("SELECT ibvec_set_kernel(?)", [.text(kernel)])
+            for q in queries {
+                for (k, scope) in [(10, nil), (1, "{\"b\": null}"), (50, "{\"a\": 20, \"c\": null}"), (300, nil)] as [(Int, String?)] {
+                    let args: [VecDB.Arg] = [.blob(blob(q)), .int(k), scope.map { .text($0) } ?? .null]
+                    let sql = "SELECT book_id, key, end_page, distance FROM ibvec_knn(?1, ?2, ?3)"
+                    let pruned = try db.rows(sql, args)
+                    try db.rows("SAVEPOINT full")
+                    try db.rows("UPDATE vector_blocks SET vectors_i8 = NULL")
+                    let full = try db.rows(sql, args)
+                    try db.rows("ROLLBACK TO full")
+                    try db.rows("RELEASE full")
+                    XCTAssertEqual(pruned.count, min(k, full.count))
+                    let bits = { (rows: [[Value]]) in rows.map { $0.map { v -> String in if case .real(let d) = v { return String(d.bitPattern) }; return "\(v)" } } }
+                    XCTAssertEqual(bits(pruned), bits(full), "kernel \(kernel), k \(k), scope \(scope ?? "all")")
+                }
+            }
+        }
+        // a huge vector (its square overflows float32) is still reported, as by the full scan
+        try store(db, [Chunk(book: "z", key: 0, endPage: 1, vector: [Float](repeating: 3e19, count: dim))], blockSize: 1)
+        XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10)", [.blob(blob(base[0]))]).contains("NaN or infinite"))
+    }
 }
