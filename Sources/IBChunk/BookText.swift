@@ -33,7 +33,7 @@ final class BookText {
     }
 
     private func grow(_ needed: Int) {
-        memory.grow(to: max(needed, capacity * 2) + BookText.padding, keeping: count)
+        memory.ensure(needed + BookText.padding, keeping: count)
         capacity = memory.size - BookText.padding
         base = memory.base.assumingMemoryBound(to: UInt8.self)
     }

@@ -18,13 +18,16 @@ struct ByteWriter {
 
     func deallocate() { memory.deallocate() }
 
+    /// Empties the buffer, keeping its memory.
+    mutating func removeAll() { count = 0 }
+
     @inline(__always)
     mutating func reserve(_ n: Int) {
         if count + n > capacity { grow(count + n) }
     }
 
     private mutating func grow(_ needed: Int) {
-        memory.grow(to: max(needed, capacity * 2), keeping: count)
+        memory.ensure(needed, keeping: count)
         capacity = memory.size
         base = memory.base.assumingMemoryBound(to: UInt8.self)
     }

@@ -66,28 +66,45 @@ public final class Chunker {
         guard !spans.isEmpty else { return }
         var id: [UInt8] = []
         JSON.writeString(bookID, to: &id)
-        // Large books are written in two halves, one per core.
-        let parts = spans.count >= 256 ? 2 : 1
-        let cuts = (0...parts).map { spans.count * $0 / parts }
-        var buffers = (0..<parts).map { _ in ByteWriter() }
-        buffers.withUnsafeMutableBufferPointer { out in
-            let shared = UncheckedSendable((self, out.baseAddress!, spans, cuts, id, text))
-            DispatchQueue.concurrentPerform(iterations: parts) { k in
-                let (chunker, out, spans, cuts, id, text) = shared.value
-                for n in cuts[k]..<cuts[k + 1] { chunker.writeChunk(spans[n], bookID: id, text: text, to: &out[k]) }
-            }
+        // A large book's second half is written on the other core, into a
+        // buffer of its own; the first goes out as it is made.
+        let half = spans.count >= 256 ? spans.count / 2 : spans.count
+        func send(_ buffer: inout ByteWriter) {
+            output.write(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
+            buffer.removeAll()
         }
-        for buffer in buffers {
+        writers.withUnsafeMutableBufferPointer { writers in
+            let shared = UncheckedSendable((self, writers.baseAddress!, spans, half, id, text, output))
+            DispatchQueue.concurrentPerform(iterations: half < spans.count ? 2 : 1) { k in
+                let (chunker, writers, spans, half, id, text, output) = shared.value
+                if k == 0 {
+                    for n in 0..<half {
+                        chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[0])
+                        if writers[0].count >= 1 << 16 {
+                            output.write(UnsafeBufferPointer(start: writers[0].base, count: writers[0].count))
+                            writers[0].removeAll()
+                        }
+                    }
+                } else {
+                    for n in half..<spans.count { chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[1]) }
+                }
+            }
+            send(&writers[0])
             // In pieces the size of the output's own buffer, which then stays small.
             var offset = 0
-            while offset < buffer.count {
-                let n = min(1 << 16, buffer.count - offset)
-                output.write(UnsafeBufferPointer(start: buffer.base + offset, count: n))
+            while offset < writers[1].count {
+                let n = min(1 << 16, writers[1].count - offset)
+                output.write(UnsafeBufferPointer(start: writers[1].base + offset, count: n))
                 offset += n
             }
-            buffer.deallocate()
+            writers[1].removeAll()
         }
     }
+
+    /// Chunk lines being written: one that is sent as it fills, one for the other core. Kept across books.
+    var writers = [ByteWriter(), ByteWriter()]
+
+    deinit { writers.forEach { $0.deallocate() } }
 
     /// One chunk record line, as ChunkRecord.write writes it.
     func writeChunk(_ span: Span, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
@@ -117,9 +134,8 @@ public final class Chunker {
 
     /// The book's chunks as byte spans of its text.
     func spans(_ text: BookText) -> [Span] {
-        let units = makeUnitsInParallel(text.bytes)
-        defer { units.deallocate() }
-        return cut(units)
+        let b = text.bytes
+        return cut(makeUnitsInParallel(b), b)
     }
 
     /// Texts above this size are cut into units on both cores.
@@ -129,50 +145,53 @@ public final class Chunker {
     /// part's units on its own thread, and joins them. Only the boundary in
     /// front of each later part's first unit needs looking at again.
     func makeUnitsInParallel(_ b: UnsafeBufferPointer<UInt8>) -> Units {
-        let parts = 2
-        guard b.count >= Chunker.parallelThreshold else { return makeUnits(b, 0..<b.count, &caches[0]) }
-        var cuts = [0]
-        for k in 1..<parts {
-            var p = b.count * k / parts
-            while p < b.count && !TextScan.isASCIIWhitespace(b[p]) { p += 1 }  // ASCII whitespace only: safe in UTF-8
-            cuts.append(p)
+        storage.reserve(b.count + 2)
+        guard b.count >= Chunker.parallelThreshold else {
+            var writer = UnitWriter(storage, base: 0)
+            touched &+= makeUnits(b, 0..<b.count, &caches[0], &writer)
+            return Units(storage, firstCount: writer.count)
         }
-        cuts.append(b.count)
-        var results = [Units?](repeating: nil, count: parts)
-        let ranges = (0..<parts).map { cuts[$0]..<cuts[$0 + 1] }
-        results.withUnsafeMutableBufferPointer { out in
+        // Two parts, cut at whitespace.
+        var cut = b.count / 2
+        while cut < b.count && !TextScan.isASCIIWhitespace(b[cut]) { cut += 1 }  // ASCII whitespace only: safe in UTF-8
+        let ranges = [0..<cut, cut..<b.count]
+        // The second part's units go after room for as many as the first could have.
+        let bases = [0, cut + 1]
+        var writers = bases.map { UnitWriter(storage, base: $0) }
+        var sinks: [UInt64] = [0, 0]
+        writers.withUnsafeMutableBufferPointer { writers in
             caches.withUnsafeMutableBufferPointer { caches in
-                // Each worker writes only its own slot of `out` and `caches`.
-                let shared = UncheckedSendable((self, b, out.baseAddress!, caches.baseAddress!, ranges))
-                DispatchQueue.concurrentPerform(iterations: parts) { k in
-                    let (chunker, b, out, caches, ranges) = shared.value
-                    // The first part has room for the others' units too, usually.
-                    out[k] = chunker.makeUnits(b, ranges[k], &caches[k], capacity: k == 0 ? b.count / 4 : nil)
+                sinks.withUnsafeMutableBufferPointer { sinks in
+                    // Each worker writes only its own slot of `writers`, `caches` and `sinks`.
+                    let shared = UncheckedSendable((self, b, writers.baseAddress!, caches.baseAddress!, sinks.baseAddress!, ranges))
+                    DispatchQueue.concurrentPerform(iterations: 2) { k in
+                        let (chunker, b, writers, caches, sinks, ranges) = shared.value
+                        sinks[k] = chunker.makeUnits(b, ranges[k], &caches[k], &writers[k])
+                    }
                 }
             }
         }
-        var units = results[0]!
-        for k in 1..<parts {
-            let part = results[k]!
-            defer { part.deallocate() }
-            guard part.count > 0 else { continue }
-            var first = BoundaryStrength.paragraph
-            if units.count > 0 {
-                // The gap between the parts decides the first unit's boundary.
-                let gapStart = Int(units.end[units.count - 1]), gapEnd = Int(part.start[0])
-                let newlines = b[gapStart..<gapEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                first = newlines >= 2 ? .paragraph : newlines == 1 ? .line
-                    : TextScan.endsSentence(b, Int(units.start[units.count - 1]), gapStart) ? .sentence : .word
-            }
-            units.append(contentsOf: part, first: first)
+        touched &+= sinks[0] &+ sinks[1]
+        let first = writers[0], second = writers[1]
+        if first.count > 0 && second.count > 0 {
+            // The gap between the parts decides the second part's first boundary.
+            let lastStart = Int(first.start[first.count - 1])
+            let units = Units(storage, firstCount: first.count)
+            let gapStart = units.end(first.count - 1, b), gapEnd = Int(second.start[0])
+            let newlines = b[gapStart..<gapEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            second.before[0] = newlines >= 2 ? .paragraph : newlines == 1 ? .line
+                : TextScan.endsSentence(b, lastStart, gapStart) ? .sentence : .word
         }
-        return units
+        return Units(storage, firstCount: first.count, secondBase: bases[1], secondCount: second.count)
     }
 
     // MARK: units
 
     /// One per worker; kept across books.
     var caches = [TokenCountCache(), TokenCountCache()]
+    let storage = UnitStorage()
+    /// Where makeUnits leaves the values its cache prefetches loaded, so they are not optimised away.
+    var touched: UInt64 = 0
 
     @inline(__always)
     func count(_ bytes: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ cache: inout TokenCountCache) -> Int {
@@ -198,10 +217,10 @@ public final class Chunker {
     static let batch = 32
 
     /// The units of b[range]; b must be a BookText's bytes (the token cache reads past a word's end).
+    /// Returns a value of no meaning (see `touched`).
     func makeUnits(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ cache: inout TokenCountCache,
-                   capacity: Int? = nil) -> Units {
-        var units = Units(capacity: capacity ?? range.count / 5 + 16)
-        guard let p = b.baseAddress, !range.isEmpty else { return units }
+                   _ units: inout UnitWriter) -> UInt64 {
+        guard let p = b.baseAddress, !range.isEmpty else { return 0 }
         let pending = UnsafeMutablePointer<Pending>.allocate(capacity: Chunker.batch)
         defer { pending.deallocate() }
         var pendingCount = 0
@@ -231,18 +250,7 @@ public final class Chunker {
             }
             if !ideograph {
                 // A run of anything else up to whitespace or an ideograph.
-                while i < limit {
-                    let c = p[i]
-                    if c > 0x20 && c < 0x80 { i += 1; continue }
-                    if c < 0x80 {
-                        if TextScan.isASCIIWhitespace(c) { break }
-                        i += 1
-                        continue
-                    }
-                    let (v, length) = TextScan.scalar(b, i)
-                    if TextScan.isWhitespace(v) || TextScan.isIdeograph(v) { break }
-                    i += length
-                }
+                i = TextScan.runEnd(b, from: i, to: limit)
             }
             let strength = Chunker.boundary(units.count + pendingCount, newlines, prevRunEndsSentence)
             var h: UInt64 = 0
@@ -260,12 +268,11 @@ public final class Chunker {
             newlines = 0
         }
         addPending(pending, pendingCount, &units, b, &cache)
-        units.touched = touched
-        return units
+        return touched
     }
 
     /// Counts the pending runs and adds their units.
-    func addPending(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+    func addPending(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ units: inout UnitWriter, _ b: UnsafeBufferPointer<UInt8>,
                     _ cache: inout TokenCountCache) {
         let tokenizer = self.tokenizer
         for k in 0..<n {
@@ -282,7 +289,7 @@ public final class Chunker {
                 tokens = tokenizer!.countTokens(utf8: UnsafeBufferPointer(rebasing: b[run.start..<run.end]))
             }
             if run.ideograph || tokens <= budget {
-                units.append(run.start, run.end, tokens, run.strength)
+                units.append(run.start, tokens, run.strength)
             } else {
                 addLongRun(run.start, run.end, run.strength, &units, b, &cache)
             }
@@ -296,7 +303,7 @@ public final class Chunker {
     }
 
     /// A run over the budget: cut first at punctuation (pieces stay exact), then between scalars.
-    func addLongRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+    func addLongRun(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout UnitWriter, _ b: UnsafeBufferPointer<UInt8>,
                     _ cache: inout TokenCountCache) {
         var pieceStart = s
         var first = true
@@ -315,10 +322,10 @@ public final class Chunker {
         emit(e)
     }
 
-    func addPiece(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout Units, _ b: UnsafeBufferPointer<UInt8>,
+    func addPiece(_ s: Int, _ e: Int, _ strength: BoundaryStrength, _ units: inout UnitWriter, _ b: UnsafeBufferPointer<UInt8>,
                   _ cache: inout TokenCountCache) {
         let tokens = count(b, s, e, &cache)
-        if tokens <= budget { units.append(s, e, tokens, strength); return }
+        if tokens <= budget { units.append(s, tokens, strength); return }
         // A letter run longer than the budget: take as many scalars as fit.
         var start = s
         var strength = strength
@@ -330,7 +337,7 @@ public final class Chunker {
                 if count(b, start, end, &cache) <= budget { best = end } else { break }
             }
             if best == start { best = start + TextScan.scalar(b, start).length }
-            units.append(start, best, count(b, start, best, &cache), strength)
+            units.append(start, count(b, start, best, &cache), strength)
             strength = .inWord
             start = best
         }
@@ -356,10 +363,9 @@ public final class Chunker {
         var tokenCount: Int
     }
 
-    func cut(_ units: Units) -> [Span] {
+    func cut(_ units: Units, _ b: UnsafeBufferPointer<UInt8>) -> [Span] {
         let n = units.count
         guard n > 0 else { return [] }
-        let prefix = units.prefix
         let budget = self.budget
         let overlap = options.overlap
         let minimumTokens = (0...4).map { Int32((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
@@ -367,11 +373,25 @@ public final class Chunker {
         var spans: [Span] = []
         var s = 0
         while s < n {
-            // The furthest end that fits.
+            // The furthest end that fits: first in growing steps, then by
+            // halves (the totals are in order; a plain binary search over the
+            // whole book would miss the CPU's caches at every step).
+            let base = units.prefix(s)
             var lo = s + 1, hi = n
+            var step = 64
+            while lo < hi {
+                let next = min(hi, lo + step)
+                if Int(units.prefix(next) - base) <= budget {
+                    lo = next
+                    step *= 2
+                } else {
+                    hi = next - 1
+                    break
+                }
+            }
             while lo < hi {
                 let mid = (lo + hi + 1) / 2
-                if Int(prefix[mid] - prefix[s]) <= budget { lo = mid } else { hi = mid - 1 }
+                if Int(units.prefix(mid) - base) <= budget { lo = mid } else { hi = mid - 1 }
             }
             var e = lo
             if e < n {
@@ -380,8 +400,8 @@ public final class Chunker {
                 var bestEnd = -1
                 var k = e
                 while k > s + 1 {
-                    let strength = units.before[k]
-                    let filled = prefix[k] - prefix[s]
+                    let strength = units.before(k)
+                    let filled = units.prefix(k) - base
                     if (bestEnd < 0 || strength > bestStrength) && filled >= minimumTokens[Int(strength.rawValue)] {
                         bestStrength = strength
                         bestEnd = k
@@ -392,18 +412,19 @@ public final class Chunker {
                 }
                 if bestEnd >= 0 { e = bestEnd }
             }
-            let tokens = Int(prefix[e] - prefix[s])
-            spans.append(Span(index: spans.count, start: Int(units.start[s]), end: Int(units.end[e - 1]),
+            let endTotal = units.prefix(e)
+            let tokens = Int(endTotal - base)
+            spans.append(Span(index: spans.count, start: units.start(s), end: units.end(e - 1, b),
                               tokenCount: options.unit == .tokens ? tokens + 2 : tokens))
             if e >= n { break }
             // Step back for the overlap, but always move forward. Within the
             // overlap, prefer starting at a sentence or line, if that keeps
             // at least half of it.
             var next = e
-            while next > s + 1 && Int(prefix[e] - prefix[next - 1]) <= overlap { next -= 1 }
+            while next > s + 1 && Int(endTotal - units.prefix(next - 1)) <= overlap { next -= 1 }
             var aligned = next
-            while aligned < e && units.before[aligned] < .sentence { aligned += 1 }
-            if aligned < e && 2 * Int(prefix[e] - prefix[aligned]) >= overlap { next = aligned }
+            while aligned < e && units.before(aligned) < .sentence { aligned += 1 }
+            if aligned < e && 2 * Int(endTotal - units.prefix(aligned)) >= overlap { next = aligned }
             s = max(next, s + 1)
         }
         return spans

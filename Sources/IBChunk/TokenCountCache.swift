@@ -22,20 +22,24 @@ struct TokenCountCache {
 
     /// Frees the storage when the last copy goes.
     private final class Owner {
-        var slots: UnsafeMutablePointer<UInt64>
+        let table: LargeMemory
         var overflow: UnsafeMutablePointer<UInt8>
-        init(_ slots: UnsafeMutablePointer<UInt64>, _ overflow: UnsafeMutablePointer<UInt8>) {
-            self.slots = slots; self.overflow = overflow
+        init(_ table: LargeMemory, _ overflow: UnsafeMutablePointer<UInt8>) {
+            self.table = table; self.overflow = overflow
         }
-        deinit { free(slots); free(overflow) }
+        deinit { table.deallocate(); free(overflow) }
     }
 
     init(capacity: Int = 1 << 16) {
         self.capacity = capacity
-        slots = calloc(capacity, 16)!.assumingMemoryBound(to: UInt64.self)
+        // Written once now: a table first read as the kernel's zero page costs a
+        // TLB shootdown on every core at each first write.
+        let table = LargeMemory(capacity * 16)
+        memset(table.base, 0, capacity * 16)
+        slots = table.base.assumingMemoryBound(to: UInt64.self)
         overflowCapacity = 1 << 16
         overflow = malloc(overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
-        owner = Owner(slots, overflow)
+        owner = Owner(table, overflow)
     }
 
     /// Bytes [0, n) of the 8-byte word at `p`, the rest zero; n in 1...8.

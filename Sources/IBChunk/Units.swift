@@ -15,69 +15,85 @@ enum BoundaryStrength: UInt8, Comparable {
     static func < (a: BoundaryStrength, b: BoundaryStrength) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// Units in raw storage that grows by doubling; `prefix` holds running token
-/// totals (prefix[i] is the tokens of units 0..<i), which is all cutting needs.
-/// One owner frees it; copies share it.
-struct Units {
-    var start: UnsafeMutablePointer<Int32>    // byte offset in the book text
-    var end: UnsafeMutablePointer<Int32>      // byte offset, exclusive
-    var before: UnsafeMutablePointer<BoundaryStrength>  // the boundary in front of the unit
-    var prefix: UnsafeMutablePointer<Int32>   // count + 1 running totals
-    private(set) var count = 0
-    private var capacity: Int
-    private var memory: [LargeMemory]
-    /// Where makeUnits leaves the values its cache prefetches loaded, so they are not optimised away.
-    var touched: UInt64 = 0
+/// Where a book's units are kept, reused from book to book: each unit's
+/// first byte, the boundary in front of it, and running token totals.
+/// A unit's end is not stored: it is where the next piece of the same run
+/// starts, else the end of its run (see `Units.end`).
+final class UnitStorage {
+    private var starts = LargeMemory(), boundaries = LargeMemory(), totals = LargeMemory()
+    var start: UnsafeMutablePointer<Int32> { starts.base.assumingMemoryBound(to: Int32.self) }
+    var before: UnsafeMutablePointer<BoundaryStrength> { boundaries.base.assumingMemoryBound(to: BoundaryStrength.self) }
+    var prefix: UnsafeMutablePointer<Int32> { totals.base.assumingMemoryBound(to: Int32.self) }
 
-    init(capacity: Int) {
-        let capacity = max(capacity, 16)
-        memory = [LargeMemory(capacity * 4), LargeMemory(capacity * 4), LargeMemory(capacity), LargeMemory((capacity + 1) * 4)]
-        self.capacity = capacity
-        start = memory[0].base.assumingMemoryBound(to: Int32.self)
-        end = memory[1].base.assumingMemoryBound(to: Int32.self)
-        before = memory[2].base.bindMemory(to: BoundaryStrength.self, capacity: capacity)
-        prefix = memory[3].base.assumingMemoryBound(to: Int32.self)
+    /// Makes room for units at indices 0..<n, discarding what is there.
+    func reserve(_ n: Int) {
+        starts.ensure(n * 4, keeping: 0)
+        boundaries.ensure(n, keeping: 0)
+        totals.ensure((n + 1) * 4, keeping: 0)
+    }
+
+    deinit { starts.deallocate(); boundaries.deallocate(); totals.deallocate() }
+}
+
+/// Appends one part's units to the storage from index `base`, with no
+/// checks: room for one unit per byte of the part was reserved, and no
+/// unit is shorter than a byte.
+struct UnitWriter {
+    let start: UnsafeMutablePointer<Int32>
+    let before: UnsafeMutablePointer<BoundaryStrength>
+    let prefix: UnsafeMutablePointer<Int32>
+    private(set) var count = 0
+
+    init(_ storage: UnitStorage, base: Int) {
+        start = storage.start + base
+        before = storage.before + base
+        prefix = storage.prefix + base
         prefix[0] = 0
     }
 
-    func deallocate() { memory.forEach { $0.deallocate() } }
-
-    /// Tokens of unit i on its own.
-    @inline(__always) func tokens(_ i: Int) -> Int { Int(prefix[i + 1] - prefix[i]) }
-
     @inline(__always)
-    mutating func append(_ s: Int, _ e: Int, _ t: Int, _ b: BoundaryStrength) {
-        if count == capacity { grow(count + 1) }
-        start[count] = Int32(truncatingIfNeeded: s); end[count] = Int32(truncatingIfNeeded: e)
+    mutating func append(_ s: Int, _ t: Int, _ b: BoundaryStrength) {
+        start[count] = Int32(truncatingIfNeeded: s)
         before[count] = b
         prefix[count + 1] = prefix[count] &+ Int32(truncatingIfNeeded: t)
         count += 1
     }
+}
 
-    private mutating func grow(_ needed: Int) {
-        let newCapacity = max(needed, capacity * 2)
-        memory[0].grow(to: newCapacity * 4, keeping: count * 4)
-        memory[1].grow(to: newCapacity * 4, keeping: count * 4)
-        memory[2].grow(to: newCapacity, keeping: count)
-        memory[3].grow(to: (newCapacity + 1) * 4, keeping: (count + 1) * 4)
-        start = memory[0].base.assumingMemoryBound(to: Int32.self)
-        end = memory[1].base.assumingMemoryBound(to: Int32.self)
-        before = memory[2].base.assumingMemoryBound(to: BoundaryStrength.self)
-        prefix = memory[3].base.assumingMemoryBound(to: Int32.self)
-        capacity = newCapacity
+/// A book's units, made in one or two parts: the second part's units sit at
+/// `secondBase` in the storage, with totals that start again from 0.
+struct Units {
+    let start: UnsafePointer<Int32>
+    let before: UnsafePointer<BoundaryStrength>
+    let prefix: UnsafePointer<Int32>
+    let count: Int
+    let firstCount: Int
+    let secondBase: Int
+    let firstTotal: Int32
+
+    init(_ storage: UnitStorage, firstCount: Int, secondBase: Int = 0, secondCount: Int = 0) {
+        start = UnsafePointer(storage.start); before = UnsafePointer(storage.before); prefix = UnsafePointer(storage.prefix)
+        self.firstCount = firstCount
+        self.secondBase = secondBase
+        count = firstCount + secondCount
+        firstTotal = prefix[firstCount]
     }
 
-    /// Appends `other`'s units, the first with boundary `first`.
-    mutating func append(contentsOf other: Units, first: BoundaryStrength) {
-        guard other.count > 0 else { return }
-        if count + other.count > capacity { grow(count + other.count) }
-        (start + count).update(from: other.start, count: other.count)
-        (end + count).update(from: other.end, count: other.count)
-        (before + count).update(from: other.before, count: other.count)
-        before[count] = first
-        let base = prefix[count]
-        for i in 1...other.count { prefix[count + i] = base &+ other.prefix[i] }
-        count += other.count
+    @inline(__always) func index(_ i: Int) -> Int { i < firstCount ? i : i &- firstCount &+ secondBase }
+    @inline(__always) func start(_ i: Int) -> Int { Int(start[index(i)]) }
+    @inline(__always) func before(_ i: Int) -> BoundaryStrength { before[index(i)] }
+    /// Tokens of units 0..<i.
+    @inline(__always) func prefix(_ i: Int) -> Int32 {
+        i <= firstCount ? prefix[i] : prefix[secondBase &+ i &- firstCount] &+ firstTotal
+    }
+
+    /// Where unit i ends: where the next piece of its run starts, else where its run (or ideograph) does.
+    func end(_ i: Int, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        if i + 1 < count && before(i + 1) == .inWord { return start(i + 1) }
+        let s = start(i)
+        let (v, length) = TextScan.scalar(b, s)
+        if TextScan.isIdeograph(v) { return s + length }
+        return TextScan.runEnd(b, from: s, to: b.count)
     }
 }
 
@@ -90,6 +106,25 @@ enum TextScan {
         if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(b[i + 1] & 0x3F), 2) }
         if b0 < 0xF0 { return ((b0 & 0x0F) << 12 | UInt32(b[i + 1] & 0x3F) << 6 | UInt32(b[i + 2] & 0x3F), 3) }
         return ((b0 & 0x07) << 18 | UInt32(b[i + 1] & 0x3F) << 12 | UInt32(b[i + 2] & 0x3F) << 6 | UInt32(b[i + 3] & 0x3F), 4)
+    }
+
+    /// The end of the run of anything but whitespace and ideographs that starts at i, before `limit`.
+    @inline(__always)
+    static func runEnd(_ b: UnsafeBufferPointer<UInt8>, from i: Int, to limit: Int) -> Int {
+        var i = i
+        while i < limit {
+            let c = b[i]
+            if c > 0x20 && c < 0x80 { i += 1; continue }
+            if c < 0x80 {
+                if isASCIIWhitespace(c) { break }
+                i += 1
+                continue
+            }
+            let (v, length) = scalar(b, i)
+            if isWhitespace(v) || isIdeograph(v) { break }
+            i += length
+        }
+        return i
     }
 
     /// Space, tab, LF, VT, FF, CR.
