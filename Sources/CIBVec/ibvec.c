@@ -390,8 +390,36 @@ IBVEC_AVX512 static void i8BatchAvx512(const int16_t *q16, const int8_t *V,
 IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
                                        int nVec, int nByte, int32_t *out){
   const __m512i ones = _mm512_set1_epi16(1);
-  int k, i, n4 = nByte & ~3;
-  for(k=0; k<nVec; k++){
+  const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  int k = 0, i, j, n4 = nByte & ~3;
+  /* Four vectors per pass, their sums reduced together (up to 1024 bytes:
+  ** no int16 lane can overflow). */
+  if( nByte<=1024 ) for(; k+4<=nVec; k+=4){
+    const uint8_t *b = B + (size_t)k*nByte;
+    __m512i acc[4], t01, t23, y;
+    for(j=0; j<4; j++) acc[j] = _mm512_setzero_si512();
+    for(i=0; i<nByte; i+=4){
+      __m512i qv = _mm512_loadu_si512((const void*)(q16+i*8));
+      for(j=0; j<4; j++){
+        uint32_t m = 0;
+        if( i<n4 ) memcpy(&m, b + (size_t)j*nByte + i, 4);
+        else memcpy(&m, b + (size_t)j*nByte + i, (size_t)(nByte-n4));
+        acc[j] = _mm512_mask_add_epi16(acc[j], (__mmask32)m, acc[j], qv);
+      }
+    }
+    for(j=0; j<4; j++) acc[j] = _mm512_madd_epi16(acc[j], ones);
+    t01 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc[0], acc[1], 0x44),
+                           _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE));
+    t23 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc[2], acc[3], 0x44),
+                           _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE));
+    y = _mm512_add_epi32(_mm512_shuffle_i32x4(t01, t23, 0x88),
+                         _mm512_shuffle_i32x4(t01, t23, 0xDD));
+    y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, (_MM_PERM_ENUM)0x4E));
+    y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, (_MM_PERM_ENUM)0xB1));
+    _mm_storeu_si128((__m128i*)(out+k),
+                     _mm512_castsi512_si128(_mm512_permutexvar_epi32(pick, y)));
+  }
+  for(; k<nVec; k++){
     const uint8_t *b = B + (size_t)k*nByte;
     __m512i acc = _mm512_setzero_si512(), tot = _mm512_setzero_si512();
     int nAcc = 0;
@@ -416,6 +444,53 @@ IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
   }
 }
 
+/* ---- AVX-512 VNNI: the sign-bit sums with byte dot products ---- */
+#define IBVEC_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
+IBVEC_VNNI static void bitBatchVnni(const int16_t *q16, const uint8_t *B, int nVec,
+                                    int nByte, int32_t *out){
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  int k = 0, i, j, nQ = (nByte+7) & ~7, n8 = nByte & ~7;
+  int8_t aQ8[512];
+  /* the query codes as bytes (they are within [-127, 127]), 64 per register:
+  ** sum(q over set bits) = dpbusd(1, q masked by the bits) */
+  if( nByte<=64 ){
+    for(i=0; i<nQ*8; i++) aQ8[i] = i < nByte*8 ? (int8_t)q16[i] : 0;
+    for(; k+4<=nVec; k+=4){
+      const uint8_t *b = B + (size_t)k*nByte;
+      __m512i acc[4], t01, t23, y;
+      for(j=0; j<4; j++) acc[j] = _mm512_setzero_si512();
+      for(i=0; i<n8; i+=8){
+        __m512i qv = _mm512_loadu_si512((const void*)(aQ8+i*8));
+        for(j=0; j<4; j++){
+          uint64_t m;
+          memcpy(&m, b + (size_t)j*nByte + i, 8);
+          acc[j] = _mm512_dpbusd_epi32(acc[j], ones, _mm512_maskz_mov_epi8((__mmask64)m, qv));
+        }
+      }
+      if( n8<nByte ){
+        __m512i qv = _mm512_loadu_si512((const void*)(aQ8+n8*8));
+        for(j=0; j<4; j++){
+          uint64_t m = 0;
+          memcpy(&m, b + (size_t)j*nByte + n8, (size_t)(nByte-n8));
+          acc[j] = _mm512_dpbusd_epi32(acc[j], ones, _mm512_maskz_mov_epi8((__mmask64)m, qv));
+        }
+      }
+      t01 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc[0], acc[1], 0x44),
+                             _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE));
+      t23 = _mm512_add_epi32(_mm512_shuffle_i32x4(acc[2], acc[3], 0x44),
+                             _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE));
+      y = _mm512_add_epi32(_mm512_shuffle_i32x4(t01, t23, 0x88),
+                           _mm512_shuffle_i32x4(t01, t23, 0xDD));
+      y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, (_MM_PERM_ENUM)0x4E));
+      y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, (_MM_PERM_ENUM)0xB1));
+      _mm_storeu_si128((__m128i*)(out+k),
+                       _mm512_castsi512_si128(_mm512_permutexvar_epi32(pick, y)));
+    }
+  }
+  if( k<nVec ) bitBatchAvx512(q16, B+(size_t)k*nByte, nVec-k, nByte, out+k);
+}
+
 static const IbKernel ibvecScalar = {
   "scalar", dotScalar, l2sqScalar, cosBatchScalar, i8BatchScalar, bitBatchScalar
 };
@@ -424,6 +499,11 @@ static const IbKernel ibvecAvx2 = {
 };
 static const IbKernel ibvecAvx512 = {
   "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512, bitBatchAvx512
+};
+/* The same, with VNNI for the sign-bit kernel (the same sums, fewer
+** instructions). */
+static const IbKernel ibvecAvx512Vnni = {
+  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512, bitBatchVnni
 };
 
 static const IbKernel *ibvecKernelPtr = 0;
@@ -438,16 +518,20 @@ static int ibvecCpuHasAvx512(void){
       && __builtin_cpu_supports("avx512bw");
 }
 
+static const IbKernel *ibvecAvx512Best(void){
+  return __builtin_cpu_supports("avx512vnni") ? &ibvecAvx512Vnni : &ibvecAvx512;
+}
+
 /* Looks up a kernel by name; "auto" picks the widest the CPU runs. */
 static const IbKernel *ibvecKernelByName(const char *z){
   if( z==0 || strcmp(z, "auto")==0 ){
-    if( ibvecCpuHasAvx512() ) return &ibvecAvx512;
+    if( ibvecCpuHasAvx512() ) return ibvecAvx512Best();
     if( ibvecCpuHasAvx2() ) return &ibvecAvx2;
     return &ibvecScalar;
   }
   if( strcmp(z, "scalar")==0 ) return &ibvecScalar;
   if( strcmp(z, "avx2")==0 ) return ibvecCpuHasAvx2() ? &ibvecAvx2 : 0;
-  if( strcmp(z, "avx512")==0 ) return ibvecCpuHasAvx512() ? &ibvecAvx512 : 0;
+  if( strcmp(z, "avx512")==0 ) return ibvecCpuHasAvx512() ? ibvecAvx512Best() : 0;
   return 0;
 }
 
@@ -994,6 +1078,7 @@ struct KnnHit {
   sqlite3_int64 endPage;  /* its end_page */
   int iBook;              /* index into KnnCursor.azBook */
   int idx;                /* position inside the block */
+  int iBlk;               /* index into KnnSearch.aBlk */
 };
 
 /* A bounded max-heap: keeps the nCap best (smallest) hits. */
@@ -1072,6 +1157,7 @@ struct KnnBlk {
   sqlite3_int64 maxPage;
   int iBook;              /* index into KnnCursor.azBook */
   int count;              /* vectors in the block */
+  sqlite3_int64 iFirst;   /* vectors in the blocks before it */
   signed char eI8;        /* vectors_i8: 0 NULL, 1 usable, -1 wrong length */
   signed char eBits;      /* bits: the same */
   unsigned char hasScales;/* scales present with count values */
@@ -1119,6 +1205,9 @@ struct KnnSearch {
   KnnHeap pool;           /* quantised candidates awaiting re-scoring */
   KnnHit poolBar;         /* the worst of the pool, once compacted */
   int bPoolBar;           /* poolBar is set: only better hits may enter */
+  int32_t *aScore;        /* binary: every vector's score, by block (aBlk[].iFirst) */
+  int32_t *aHist;         /* binary: how many vectors have each score (+ nHistOff) */
+  int nHistOff;           /* the largest |score|: scores run -nHistOff..nHistOff */
   sqlite3_blob *pVecBlob; /* incremental readers of vector_blocks columns */
   sqlite3_blob *pI8Blob;
   sqlite3_blob *pBitBlob;
@@ -1229,7 +1318,7 @@ static int knnScoreExact(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
       }
       if( !knnHeapWants(&s->top, h.dist) ) continue;
       h.blockId = b->id; h.idx = start+j; h.iBook = b->iBook;
-      h.key = 0; h.endPage = 0;
+      h.iBlk = (int)(b - s->aBlk); h.key = 0; h.endPage = 0;
       knnHeapPush(&s->top, &h);
     }
     i += n;
@@ -1295,6 +1384,16 @@ static int knnScoreQuant(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
     rc = knnRead(s, &s->pBitBlob, "bits", b->id, s->aQBuf, nSpan*per, first*per);
     if( rc ) return rc;
     s->K->xBitBatch(s->q16, s->aQBuf, nSpan, per, s->aI8Dot);
+    if( s->aScore ){
+      /* record the scores; the pool is taken once all are known */
+      int32_t *aSc = s->aScore + b->iFirst;
+      for(i=0; i<nIdx; i++){
+        int32_t v = s->aI8Dot[aIdx[i]-first];
+        aSc[aIdx[i]] = v;
+        s->aHist[v + s->nHistOff]++;
+      }
+      return SQLITE_OK;
+    }
   }
   for(i=0; i<nIdx; i++){
     KnnHit h;
@@ -1311,12 +1410,39 @@ static int knnScoreQuant(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
     }
     if( s->bPoolBar && h.dist>s->poolBar.dist ) continue;
     h.blockId = b->id; h.idx = aIdx[i]; h.iBook = b->iBook;
-    h.key = 0; h.endPage = 0;
+    h.iBlk = (int)(b - s->aBlk); h.key = 0; h.endPage = 0;
     if( s->bPoolBar && !knnWorse(&s->poolBar, &h) ) continue;
     if( s->pool.n==s->pool.nCap ) knnPoolCompact(s);
     s->pool.a[s->pool.n++] = h;
   }
   return SQLITE_OK;
+}
+
+/* Binary, second pass: the pool is the nPool best scores; the histogram
+** gives the score of the nPool-th, and only vectors at or above it are
+** taken (ties at it then settled by block and position, as always). */
+static void knnBinaryPool(KnnSearch *s){
+  sqlite3_int64 n = 0;
+  int thr, i, j;
+  for(thr=s->nHistOff; thr>-s->nHistOff; thr--){
+    n += s->aHist[thr + s->nHistOff];
+    if( n>=s->nPool ) break;
+  }
+  for(i=0; i<s->nBlk; i++){
+    const KnnBlk *b = &s->aBlk[i];
+    const int32_t *aSc = s->aScore + b->iFirst;
+    if( b->eBits<=0 ) continue;
+    for(j=0; j<b->count; j++){
+      KnnHit h;
+      if( aSc[j]<thr ) continue;  /* also the vectors not scored: INT32_MIN */
+      h.dist = -(double)aSc[j];
+      h.blockId = b->id; h.idx = j; h.iBook = b->iBook;
+      h.iBlk = i; h.key = 0; h.endPage = 0;
+      if( s->bPoolBar && !knnWorse(&s->poolBar, &h) ) continue;
+      if( s->pool.n==s->pool.nCap ) knnPoolCompact(s);
+      s->pool.a[s->pool.n++] = h;
+    }
+  }
 }
 
 /* Pruning (exact mode): a vector v with int8 codes c (c_i = round(v_i*127/
@@ -1419,36 +1545,67 @@ static int knnScorePrune(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
     }
     h = &s->aCand[s->nCand++];
     h->dist = u; h->blockId = b->id; h->idx = aIdx[i]; h->iBook = b->iBook;
-    h->key = 0; h->endPage = 0;
+    h->iBlk = (int)(b - s->aBlk); h->key = 0; h->endPage = 0;
   }
   return SQLITE_OK;
 }
 
-/* Scores a[0..n) exactly with the float vectors, into s->top (in block
-** order, as a full scan would meet them). */
+/* Scores a[0..n) exactly with the float vectors, into s->top.  The hits
+** are grouped by block (a counting sort on the block's place in s->aBlk),
+** then by position, and each block's vectors go through one kernel call. */
 static int knnRescore(KnnSearch *s, KnnHit *a, int n){
-  int i, rc, dim = s->dim;
-  sqlite3_int64 cur = -1;
-  qsort(a, (size_t)n, sizeof(KnnHit), knnCmpBlock);
-  for(i=0; i<n; i++){
-    KnnHit h = a[i];
-    float dot, vv;
-    if( h.blockId!=cur ){
-      rc = knnRead(s, &s->pVecBlob, "vectors", h.blockId, s->aBuf, dim*4, h.idx*dim*4);
-      cur = h.blockId;
-    }else{
-      rc = knnReadMore(s, s->pVecBlob, "vectors", h.blockId, s->aBuf, dim*4, h.idx*dim*4);
-    }
-    if( rc ) return rc;
-    s->K->xCosBatch(s->q, s->aBuf, 1, dim, &dot, &vv);
-    h.dist = knnCosDist(dot, s->sqq, vv);
-    if( isnan(h.dist) || !isfinite(vv) ){
-      s->zErr = sqlite3_mprintf("ibvec_knn: block %lld holds a NaN or infinite value", h.blockId);
-      return SQLITE_ERROR;
-    }
-    if( knnHeapWants(&s->top, h.dist) ) knnHeapPush(&s->top, &h);
+  int i, j, rc, dim = s->dim, perChunk = KNN_CHUNK_BYTES/(dim*4);
+  int *aStart;
+  KnnHit *aSorted;
+  if( n==0 ) return SQLITE_OK;
+  if( perChunk<1 ) perChunk = 1;
+  aStart = sqlite3_malloc64(sizeof(int)*((sqlite3_uint64)s->nBlk+1));
+  aSorted = sqlite3_malloc64(sizeof(KnnHit)*(sqlite3_uint64)n);
+  if( aStart==0 || aSorted==0 ){
+    sqlite3_free(aStart); sqlite3_free(aSorted); return SQLITE_NOMEM;
   }
-  return SQLITE_OK;
+  memset(aStart, 0, sizeof(int)*((size_t)s->nBlk+1));
+  for(i=0; i<n; i++) aStart[a[i].iBlk+1]++;
+  for(i=0; i<s->nBlk; i++) aStart[i+1] += aStart[i];
+  for(i=0; i<n; i++) aSorted[aStart[a[i].iBlk]++] = a[i];
+  /* aStart[b] is now the end of block b's run; sort each run by position */
+  rc = SQLITE_OK;
+  for(i=0; i<n && rc==SQLITE_OK; ){
+    int end = aStart[aSorted[i].iBlk], m, r;
+    sqlite3_int64 id = aSorted[i].blockId;
+    for(j=i+1; j<end; j++){
+      KnnHit t = aSorted[j];
+      int p = j;
+      while( p>i && aSorted[p-1].idx>t.idx ){ aSorted[p] = aSorted[p-1]; p--; }
+      aSorted[p] = t;
+    }
+    for(r=i; r<end && rc==SQLITE_OK; r+=m){
+      m = end-r < perChunk ? end-r : perChunk;
+      for(j=0; j<m && rc==SQLITE_OK; j++){
+        float *pDst = s->aBuf + (size_t)j*dim;
+        if( r==i && j==0 ){
+          rc = knnRead(s, &s->pVecBlob, "vectors", id, pDst, dim*4, aSorted[r+j].idx*dim*4);
+        }else{
+          rc = knnReadMore(s, s->pVecBlob, "vectors", id, pDst, dim*4, aSorted[r+j].idx*dim*4);
+        }
+      }
+      if( rc ) break;
+      s->K->xCosBatch(s->q, s->aBuf, m, dim, s->aDot, s->aVV);
+      for(j=0; j<m; j++){
+        KnnHit h = aSorted[r+j];
+        h.dist = knnCosDist(s->aDot[j], s->sqq, s->aVV[j]);
+        if( isnan(h.dist) || !isfinite(s->aVV[j]) ){
+          s->zErr = sqlite3_mprintf("ibvec_knn: block %lld holds a NaN or infinite value", id);
+          rc = SQLITE_ERROR;
+          break;
+        }
+        if( knnHeapWants(&s->top, h.dist) ) knnHeapPush(&s->top, &h);
+      }
+    }
+    i = end;
+  }
+  sqlite3_free(aStart); sqlite3_free(aSorted);
+  return rc;
 }
 
 /* Sizes the per-vector scratch arrays for a block of count vectors. */
@@ -1564,6 +1721,7 @@ static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
     b->id = id;
     b->maxPage = limit;
     b->count = (int)count;
+    b->iFirst = s->nBlk ? s->aBlk[s->nBlk-1].iFirst + s->aBlk[s->nBlk-1].count : 0;
     b->iBook = knnInternBook(s, zBook);
     if( b->iBook<0 ) return SQLITE_NOMEM;
     nI8 = sqlite3_column_int64(pStmt, BK_LI8);
@@ -1703,7 +1861,7 @@ static int knnParseMode(sqlite3_value *pVal, int k, int *peMode, int *pnPool,
     *pnPool = k*8 > 64 ? k*8 : 64;
   }else if( nName==6 && strncmp(z, "binary", 6)==0 ){
     *peMode = KNN_BINARY;
-    *pnPool = k*64 > 1024 ? k*64 : 1024;
+    *pnPool = -(k*64 > 1024 ? k*64 : 1024);  /* negative: scaled to the scope */
   }else{
     goto bad;
   }
@@ -1718,6 +1876,7 @@ static int knnParseMode(sqlite3_value *pVal, int k, int *peMode, int *pnPool,
     *pnPool = (int)v;
   }
   if( *pnPool > IBVEC_MAX_POOL ) *pnPool = IBVEC_MAX_POOL;
+  if( *pnPool < -IBVEC_MAX_POOL ) *pnPool = -IBVEC_MAX_POOL;
   return SQLITE_OK;
 bad:
   *pzErr = sqlite3_mprintf("ibvec_knn: mode must be 'exact', 'int8' or 'binary' "
@@ -1885,11 +2044,6 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
       rc = SQLITE_NOMEM; goto done;
     }
     s.sqq = sqrt((double)s.qq);
-    if( s.eMode!=KNN_EXACT ){
-      s.pool.a = sqlite3_malloc64(sizeof(KnnHit)*2*(sqlite3_uint64)s.nPool);
-      s.pool.nCap = 2*s.nPool;
-      if( s.pool.a==0 ){ rc = SQLITE_NOMEM; goto done; }
-    }
     /* the query's int8 codes, for int8 and binary scoring and for pruning */
     {
       float mq = 0.0f, scale;
@@ -1950,7 +2104,33 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
     }
     pStmt = 0;
     if( rc ) goto done;
+    if( s.eMode!=KNN_EXACT ){
+      if( s.nPool<0 ){
+        /* binary's default pool grows with the vectors in scope (1/128 of
+        ** them), so its recall does not fall as the library grows */
+        sqlite3_int64 nVec = 0, nDefault = -s.nPool;
+        for(i=0; i<s.nBlk; i++) nVec += s.aBlk[i].count;
+        if( nVec/128 > nDefault ) nDefault = nVec/128;
+        s.nPool = (int)(nDefault > IBVEC_MAX_POOL ? IBVEC_MAX_POOL : nDefault);
+      }
+      s.pool.a = sqlite3_malloc64(sizeof(KnnHit)*2*(sqlite3_uint64)s.nPool);
+      s.pool.nCap = 2*s.nPool;
+      if( s.pool.a==0 ){ rc = SQLITE_NOMEM; goto done; }
+    }
+    if( s.eMode==KNN_BINARY && s.nBlk>0 && s.pruneQ1<=(1<<20) ){
+      /* binary scores are integers in -sum|q_i|..sum|q_i|: two passes over
+      ** the scores (a histogram, then the pool) instead of a growing pool */
+      const KnnBlk *pLast = &s.aBlk[s.nBlk-1];
+      sqlite3_int64 nVec = pLast->iFirst + pLast->count;
+      s.nHistOff = (int)s.pruneQ1;
+      s.aScore = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)nVec);
+      s.aHist = sqlite3_malloc64(sizeof(int32_t)*(2*(sqlite3_uint64)s.nHistOff+1));
+      if( s.aScore==0 || s.aHist==0 ){ rc = SQLITE_NOMEM; goto done; }
+      for(i=0; i<nVec; i++) s.aScore[i] = INT32_MIN;
+      memset(s.aHist, 0, sizeof(int32_t)*(2*(size_t)s.nHistOff+1));
+    }
     rc = knnScanBlocks(&s);
+    if( rc==SQLITE_OK && s.aScore ) knnBinaryPool(&s);
     if( rc ) goto done;
   }
   if( s.eMode!=KNN_EXACT ){
@@ -1991,6 +2171,7 @@ done:
   sqlite3_free(s.aI8Dot); sqlite3_free(s.aI8VV); sqlite3_free(s.aUp);
   sqlite3_free(s.aQBuf); sqlite3_free(s.q16);
   sqlite3_free(s.aLow); sqlite3_free(s.aCand);
+  sqlite3_free(s.aScore); sqlite3_free(s.aHist);
   sqlite3_free(s.top.a); sqlite3_free(s.pool.a); sqlite3_free(s.aBlk);
   if( rc!=SQLITE_OK ){
     knnReset(pCur);
