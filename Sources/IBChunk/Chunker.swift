@@ -249,14 +249,25 @@ public final class Chunker {
                 }
             }
             if !ideograph {
-                // A run of anything else up to whitespace or an ideograph.
-                i = TextScan.runEnd(b, from: i, to: limit)
+                // A run of anything else up to whitespace or an ideograph (TextScan.runEnd, inlined).
+                while i < limit {
+                    let c = p[i]
+                    if c > 0x20 && c < 0x80 { i += 1; continue }
+                    if c < 0x80 {
+                        if TextScan.isASCIIWhitespace(c) { break }
+                        i += 1
+                        continue
+                    }
+                    let (v, length) = TextScan.scalar(b, i)
+                    if TextScan.isWhitespace(v) || TextScan.isIdeograph(v) { break }
+                    i += length
+                }
             }
             let strength = Chunker.boundary(units.count + pendingCount, newlines, prevRunEndsSentence)
             var h: UInt64 = 0
             if hashing && i - start <= TokenCountCache.maxKeyBytes {
                 h = TokenCountCache.hash(p + start, i - start)
-                touched &+= cache.touch(h)
+                touched &+= cache.touch(h, i - start)
             }
             pending[pendingCount] = Pending(start: start, end: i, hash: h, strength: strength, ideograph: ideograph)
             pendingCount += 1

@@ -1,8 +1,8 @@
 // Token counts of words seen before. Books repeat their words endlessly, so
-// a lookup by bytes is cheaper than tokenising the word again. The table is
-// small enough to stay in a core's L2 cache: a 16-byte slot holds a word's
-// first 8 bytes, its length and count, and where the rest of a longer word
-// is kept; most words are 8 bytes or less and match on one compare.
+// a lookup by bytes is cheaper than tokenising the word again. The tables are
+// small enough to stay in a core's L2 cache: a word of up to 7 bytes is one
+// 8-byte slot (its bytes and its count); a longer one takes a 16-byte slot
+// (its first 8 bytes, length, count, and where the rest is kept).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +10,11 @@ import Glibc
 struct TokenCountCache {
     /// Words longer than this are counted each time; they are rare.
     static let maxKeyBytes = 48
-    /// Slot: first 8 bytes (zero-padded), then length | count << 8 | overflow offset << 32 (0: empty).
+    /// Short slots: the word's 1...7 bytes (no NUL), then its count in the top byte (0: empty).
+    private let short: UnsafeMutablePointer<UInt64>
+    private let shortCapacity: Int
+    private var shortUsed = 0
+    /// Long slots: first 8 bytes (zero-padded), then length | count << 8 | overflow offset << 32 (0: empty).
     private var slots: UnsafeMutablePointer<UInt64>
     /// Bytes 8... of words longer than 8, back to back.
     private var overflow: UnsafeMutablePointer<UInt8>
@@ -30,13 +34,16 @@ struct TokenCountCache {
         deinit { table.deallocate(); free(overflow) }
     }
 
-    init(capacity: Int = 1 << 16) {
+    init(shortCapacity: Int = 1 << 15, capacity: Int = 1 << 15) {
+        self.shortCapacity = shortCapacity
         self.capacity = capacity
         // Written once now: a table first read as the kernel's zero page costs a
         // TLB shootdown on every core at each first write.
-        let table = LargeMemory(capacity * 16)
-        memset(table.base, 0, capacity * 16)
-        slots = table.base.assumingMemoryBound(to: UInt64.self)
+        let bytes = shortCapacity * 8 + capacity * 16
+        let table = LargeMemory(bytes)
+        memset(table.base, 0, bytes)
+        short = table.base.assumingMemoryBound(to: UInt64.self)
+        slots = (table.base + shortCapacity * 8).assumingMemoryBound(to: UInt64.self)
         overflowCapacity = 1 << 16
         overflow = malloc(overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
         owner = Owner(table, overflow)
@@ -64,8 +71,9 @@ struct TokenCountCache {
     /// Loads the word's first slot, so that a lookup soon after finds it in
     /// the CPU's cache; the value means nothing.
     @inline(__always)
-    func touch(_ h: UInt64) -> UInt64 {
-        slots[2 * (Int(truncatingIfNeeded: h >> 40) & (capacity - 1)) + 1]
+    func touch(_ h: UInt64, _ length: Int) -> UInt64 {
+        length < 8 ? short[Int(truncatingIfNeeded: h >> 40) & (shortCapacity - 1)]
+            : slots[2 * (Int(truncatingIfNeeded: h >> 40) & (capacity - 1)) + 1]
     }
 
     /// The cached count of b[s..<e] (1 or more bytes), or the one `compute`
@@ -81,6 +89,22 @@ struct TokenCountCache {
     @inline(__always)
     mutating func count(_ word: UnsafePointer<UInt8>, _ length: Int, _ h: UInt64, _ compute: () -> Int) -> Int {
         let first = TokenCountCache.partial(word, min(length, 8))
+        if length < 8 && Bytes.zeroBytes(first | ~(UInt64.max >> UInt64((8 - length) * 8))) == 0 {
+            let mask = shortCapacity - 1
+            var slot = Int(truncatingIfNeeded: h >> 40) & mask
+            while true {
+                let entry = short[slot]
+                if entry == 0 { break }
+                if entry & 0x00FF_FFFF_FFFF_FFFF == first { return Int(entry >> 56) }
+                slot = (slot + 1) & mask
+            }
+            let n = compute()
+            if shortUsed * 4 < shortCapacity * 3 && n <= 0xFF {
+                short[slot] = first | UInt64(n) << 56
+                shortUsed += 1
+            }
+            return n
+        }
         let mask = capacity - 1
         var slot = Int(truncatingIfNeeded: h >> 40) & mask
         while true {
