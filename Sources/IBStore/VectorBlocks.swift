@@ -16,14 +16,30 @@ public enum VectorBlocks {
     public static let blockSize = 1024
 
     /// Appends blocks for `entries` (sorted by key here). The caller holds the write transaction.
+    /// With `quantize` ('i8' or 'bits') each block's quantised columns are made in the same
+    /// INSERT (one write of the row, not an insert then an update).
     public static func write(_ db: Database, bookID: String, model: String, dim: Int,
                              entries: [VectorEntry], quantize: String? = nil) throws {
         guard !entries.isEmpty else { return }
         let sorted = entries.sorted { $0.key < $1.key }
-        let insert = try db.prepare("""
-            INSERT INTO vector_blocks (book_id, model, dim, count, keys, end_pages, vectors)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert: Statement
+        switch quantize {
+        case "i8":
+            insert = try db.prepare("""
+                INSERT INTO vector_blocks (book_id, model, dim, count, keys, end_pages, vectors, vectors_i8, scales)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, vec_block_i8(?7, ?3), vec_block_scales(?7, ?3))
+                """)
+        case "bits":
+            insert = try db.prepare("""
+                INSERT INTO vector_blocks (book_id, model, dim, count, keys, end_pages, vectors, bits)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, vec_block_bits(?7, ?3))
+                """)
+        default:
+            insert = try db.prepare("""
+                INSERT INTO vector_blocks (book_id, model, dim, count, keys, end_pages, vectors)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                """)
+        }
         var start = 0
         var keys: [Int64] = []
         var endPages: [Int32] = []
@@ -50,9 +66,6 @@ public enum VectorBlocks {
             try floats.withUnsafeBytes { b in try insert.bind(7, bytes: b) }
             try insert.execute()
             start = end
-        }
-        if let quantize, quantize != "off" {
-            try Quantization.fill(db, bookID: bookID, mode: quantize)
         }
     }
 

@@ -468,8 +468,23 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NULL"), 0)
         try store(Self.book(3, chunks: 5))
         XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NULL OR scales IS NULL"), 0)
+        // written with the block (one INSERT), and the same as the block functions make
+        XCTAssertEqual(try library.db.scalarInt("""
+            SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NOT vec_block_i8(vectors, dim)
+               OR scales IS NOT vec_block_scales(vectors, dim) OR bits IS NOT NULL
+            """), 0)
         let quantised = try library.db.query("SELECT key FROM ibvec_knn(?, 1, NULL, 'int8')", query)
         XCTAssertEqual(quantised.first?.int("key"), 17)
+        // exact search with the int8 codes present: the same rows and distances
+        let exactAgain = try library.db.query("SELECT book_id, key, end_page, distance FROM ibvec_knn(?, 5, NULL, NULL)", query)
+        XCTAssertEqual(exactAgain.map { $0.double("distance") }, rows.map { $0.double("distance") })
+        XCTAssertEqual(exactAgain.map { $0.int("key") }, rows.map { $0.int("key") })
+        try library.setQuantize("bits")
+        try store(Self.book(4, chunks: 5))
+        XCTAssertEqual(try library.db.scalarInt("""
+            SELECT count(*) FROM vector_blocks WHERE bits IS NOT vec_block_bits(vectors, dim)
+               OR vectors_i8 IS NOT NULL OR scales IS NOT NULL
+            """), 0)
         try library.setQuantize("off")
         XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE vectors_i8 IS NOT NULL"), 0)
     }
