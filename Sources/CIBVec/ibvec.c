@@ -18,14 +18,25 @@
 ** scan reads large blobs sequentially instead of one B-tree row per vector;
 ** a book scope reads only that book's blocks through the book_id index.
 **
+** READING.  A first pass steps over the rows in scope reading their headers
+** only (ids, book, model, dim, count, blob lengths); the blobs are then read
+** through incremental blob readers, only the column the mode scores (end
+** pages when a page limit applies, keys only for the rows returned).  Exact
+** search uses a block's int8 codes, when it has them, to skip the vectors
+** that provably cannot be among the k nearest (bounds in knnScorePrune): the
+** rows and distances are those of the full float scan, bit for bit.  Binary
+** search ranks by the query's int8 codes summed over each vector's sign
+** bits, from a histogram of those integer scores.
+**
 ** KERNELS.  The float distance kernels exist in three versions -- scalar,
 ** AVX2+FMA and AVX-512F -- chosen at run time (__builtin_cpu_supports), or
 ** forced with SELECT ibvec_set_kernel('scalar'|'avx2'|'avx512'|'auto') or
 ** the IBVEC_KERNEL environment variable.  All three use the same summation
 ** order: sixteen lanes, element i accumulated by fused multiply-add into lane
-** i % 16, the lanes then added by one fixed pairwise tree.  Results are
-** therefore bit-identical across kernels, not merely close.  int8 and bit
-** kernels are integer and exact.
+** i % 16, the lanes then added by one fixed pairwise tree (in registers or
+** in memory, the same additions in the same order).  Results are therefore
+** bit-identical across kernels, not merely close.  int8 and bit kernels are
+** integer and exact (the AVX-512 bit kernel uses VNNI when the CPU has it).
 **
 ** BUILD.  Compiled into the ib executables with SQLITE_CORE (call
 ** sqlite3_ibvec_init directly), or as a loadable extension:
