@@ -26,6 +26,9 @@ final class BookText {
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
+    /// Whether the text stays where it is as it grows.
+    var isStable: Bool { memory.isReserved }
+
     /// Makes room for `n` more bytes.
     @inline(__always)
     func reserve(_ n: Int) {

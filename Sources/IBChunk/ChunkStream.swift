@@ -14,6 +14,8 @@ public final class ChunkStream {
     var plainBookID: [UInt8]? = nil
     let text = BookText(capacity: 1 << 20)
     let decoder = PageDecoder()
+    /// Makes the current book's units while its pages are read, once it is large.
+    var pipeline: UnitPipeline? = nil
 
     public init(chunker: Chunker, output: OutputStream = .standardOutput, keepPages: Bool = true) {
         self.chunker = chunker
@@ -26,8 +28,8 @@ public final class ChunkStream {
             let lines = try LineReader(path: path)
             try lines.forEachLine { line in
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-                if let page = decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) {
-                    _ = page
+                if decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) != nil {
+                    pageAdded()
                     if keepPages { output.writeRaw(line) }
                     return
                 }
@@ -71,15 +73,27 @@ public final class ChunkStream {
             text.beginPage(page.page)
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
+            pageAdded()
             if keepPages { output.writeRaw(line) }
         default:
             output.writeRaw(line)
         }
     }
 
+    func pageAdded() {
+        if let pipeline {
+            pipeline.publish(text.count)
+        } else if text.count >= Chunker.parallelThreshold && UnitPipeline.canRun(chunker, text) {
+            pipeline = UnitPipeline(chunker: chunker, text: text)
+            pipeline!.publish(text.count)
+        }
+    }
+
     func flushBook() {
         guard let bookID else { return }
-        chunker.writeChunks(bookID: bookID, text: text, to: output)
+        let units = pipeline?.finish(text.bytes)
+        pipeline = nil
+        chunker.writeChunks(bookID: bookID, text: text, units: units, to: output)
         text.removeAll()
         self.bookID = nil
         plainBookID = nil

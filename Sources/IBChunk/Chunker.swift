@@ -61,8 +61,8 @@ public final class Chunker {
     }
 
     /// Writes the chunk records of one book, as `chunks` makes them, to `output`.
-    func writeChunks(bookID: String, text: BookText, to output: OutputStream) {
-        let spans = spans(text)
+    func writeChunks(bookID: String, text: BookText, units: Units? = nil, to output: OutputStream) {
+        let spans = units.map { cut($0, text.bytes) } ?? spans(text)
         guard !spans.isEmpty else { return }
         var id: [UInt8] = []
         JSON.writeString(bookID, to: &id)
@@ -104,7 +104,11 @@ public final class Chunker {
     /// Chunk lines being written: one that is sent as it fills, one for the other core. Kept across books.
     var writers = [ByteWriter(), ByteWriter()]
 
-    deinit { writers.forEach { $0.deallocate() } }
+    deinit {
+        writers.forEach { $0.deallocate() }
+        caches.deinitialize(count: 2)
+        caches.deallocate()
+    }
 
     /// One chunk record line, as ChunkRecord.write writes it.
     func writeChunk(_ span: Span, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
@@ -141,54 +145,102 @@ public final class Chunker {
     /// Texts above this size are cut into units on both cores.
     static let parallelThreshold = 1 << 18
 
-    /// Splits the text at whitespace into one part per core, makes each
-    /// part's units on its own thread, and joins them. Only the boundary in
-    /// front of each later part's first unit needs looking at again.
+    /// The book's units, on both cores when it is large: the text is cut in
+    /// two at whitespace and each part's units are made on its own thread.
     func makeUnitsInParallel(_ b: UnsafeBufferPointer<UInt8>) -> Units {
-        storage.reserve(b.count + 2)
+        storage.reserve(b.count + 2, keeping: 0)
+        var first = UnitWriter(storage, base: 0)
+        var state = UnitState()
         guard b.count >= Chunker.parallelThreshold else {
-            var writer = UnitWriter(storage, base: 0)
-            touched &+= makeUnits(b, 0..<b.count, &caches[0], &writer)
-            return Units(storage, firstCount: writer.count)
+            touched &+= makeUnits(b, 0..<b.count, &caches.pointee, &first, &state)
+            return Units(storage, firstCount: first.count)
         }
-        // Two parts, cut at whitespace.
-        var cut = b.count / 2
-        while cut < b.count && !TextScan.isASCIIWhitespace(b[cut]) { cut += 1 }  // ASCII whitespace only: safe in UTF-8
-        let ranges = [0..<cut, cut..<b.count]
-        // The second part's units go after room for as many as the first could have.
-        let bases = [0, cut + 1]
-        var writers = bases.map { UnitWriter(storage, base: $0) }
+        let cut = Chunker.wordBoundary(b, from: b.count / 2)
+        var second = UnitWriter(storage, base: cut + 1)
+        var secondState = UnitState()
         var sinks: [UInt64] = [0, 0]
-        writers.withUnsafeMutableBufferPointer { writers in
-            caches.withUnsafeMutableBufferPointer { caches in
-                sinks.withUnsafeMutableBufferPointer { sinks in
-                    // Each worker writes only its own slot of `writers`, `caches` and `sinks`.
-                    let shared = UncheckedSendable((self, b, writers.baseAddress!, caches.baseAddress!, sinks.baseAddress!, ranges))
-                    DispatchQueue.concurrentPerform(iterations: 2) { k in
-                        let (chunker, b, writers, caches, sinks, ranges) = shared.value
-                        sinks[k] = chunker.makeUnits(b, ranges[k], &caches[k], &writers[k])
+        do {
+            sinks.withUnsafeMutableBufferPointer { sinks in
+                withUnsafeMutablePointer(to: &first) { first in
+                    withUnsafeMutablePointer(to: &second) { second in
+                        withUnsafeMutablePointer(to: &state) { state in
+                            withUnsafeMutablePointer(to: &secondState) { secondState in
+                                // Each worker writes only its own part's writer, state, cache and sink.
+                                let shared = UncheckedSendable((self, b, caches, sinks.baseAddress!,
+                                                                first, second, state, secondState, cut))
+                                DispatchQueue.concurrentPerform(iterations: 2) { k in
+                                    let (chunker, b, caches, sinks, first, second, state, secondState, cut) = shared.value
+                                    if k == 0 {
+                                        sinks[0] = chunker.makeUnits(b, 0..<cut, &caches[0], &first.pointee, &state.pointee)
+                                    } else {
+                                        sinks[1] = chunker.makeUnits(b, cut..<b.count, &caches[1], &second.pointee, &secondState.pointee)
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
         touched &+= sinks[0] &+ sinks[1]
-        let first = writers[0], second = writers[1]
-        if first.count > 0 && second.count > 0 {
-            // The gap between the parts decides the second part's first boundary.
-            let lastStart = Int(first.start[first.count - 1])
-            let units = Units(storage, firstCount: first.count)
-            let gapStart = units.end(first.count - 1, b), gapEnd = Int(second.start[0])
-            let newlines = b[gapStart..<gapEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-            second.before[0] = newlines >= 2 ? .paragraph : newlines == 1 ? .line
-                : TextScan.endsSentence(b, lastStart, gapStart) ? .sentence : .word
+        return join(first, state, second, at: cut, b)
+    }
+
+    /// The first ASCII whitespace at or after `i` (or the end): a place no run crosses.
+    static func wordBoundary(_ b: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
+        var i = i
+        while i < b.count && !TextScan.isASCIIWhitespace(b[i]) { i += 1 }  // ASCII whitespace only: safe in UTF-8
+        return i
+    }
+
+    /// The units of two parts made apart, the second from `cut` with a fresh
+    /// state: its first boundary is set as one pass over the whole text would
+    /// have set it, from the first part's final state. Then the historical split.
+    func join(_ first: UnitWriter, _ state: UnitState, _ second: UnitWriter, at cut: Int, _ b: UnsafeBufferPointer<UInt8>) -> Units {
+        if second.count > 0 {
+            var newlines = state.newlines
+            for i in cut..<Int(second.start[0]) where b[i] == 0x0A { newlines += 1 }
+            second.before[0] = Chunker.boundary(first.count, newlines, state.prevRunEndsSentence)
         }
-        return Units(storage, firstCount: first.count, secondBase: bases[1], secondCount: second.count)
+        let units = Units(storage, firstCount: first.count, secondBase: second.start - storage.start, secondCount: second.count)
+        applyHistoricalSplit(units, b)
+        return units
+    }
+
+    /// Books of parallelThreshold bytes or more were once always cut in two at
+    /// the first whitespace from the middle, and the boundary in front of the
+    /// second part's first unit was judged from the first part's last unit
+    /// rather than its last run. That differs only after a run too long for a
+    /// chunk; it is kept so that chunks stay exactly as they were.
+    func applyHistoricalSplit(_ units: Units, _ b: UnsafeBufferPointer<UInt8>) {
+        guard b.count >= Chunker.parallelThreshold else { return }
+        let p = Chunker.wordBoundary(b, from: b.count / 2)
+        // The first unit at or after p.
+        var lo = 0, hi = units.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if units.start(mid) < p { lo = mid + 1 } else { hi = mid }
+        }
+        let k = lo
+        guard k > 0 && k < units.count else { return }
+        let lastStart = units.start(k - 1)
+        let gapStart = units.end(k - 1, b), gapEnd = units.start(k)
+        var newlines = 0
+        for i in gapStart..<gapEnd where b[i] == 0x0A { newlines += 1 }
+        UnsafeMutablePointer(mutating: units.before)[units.index(k)] = newlines >= 2 ? .paragraph : newlines == 1 ? .line
+            : TextScan.endsSentence(b, lastStart, gapStart) ? .sentence : .word
     }
 
     // MARK: units
 
-    /// One per worker; kept across books.
-    var caches = [TokenCountCache(), TokenCountCache()]
+    /// One per thread making units; kept across books.
+    private let caches: UnsafeMutablePointer<TokenCountCache> = {
+        let caches = UnsafeMutablePointer<TokenCountCache>.allocate(capacity: 2)
+        caches.initialize(to: TokenCountCache())
+        (caches + 1).initialize(to: TokenCountCache())
+        return caches
+    }()
+    func cache(_ k: Int) -> UnsafeMutablePointer<TokenCountCache> { caches + k }
     let storage = UnitStorage()
     /// Where makeUnits leaves the values its cache prefetches loaded, so they are not optimised away.
     var touched: UInt64 = 0
@@ -217,17 +269,20 @@ public final class Chunker {
     static let batch = 32
 
     /// The units of b[range]; b must be a BookText's bytes (the token cache reads past a word's end).
+    /// Makes the units of b[range], after `units` and `state` from the text
+    /// before it; range ends at whitespace or at the end of the text so far.
     /// Returns a value of no meaning (see `touched`).
     func makeUnits(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ cache: inout TokenCountCache,
-                   _ units: inout UnitWriter) -> UInt64 {
+                   _ units: inout UnitWriter, _ state: inout UnitState) -> UInt64 {
         guard let p = b.baseAddress, !range.isEmpty else { return 0 }
         let pending = UnsafeMutablePointer<Pending>.allocate(capacity: Chunker.batch)
         defer { pending.deallocate() }
         var pendingCount = 0
         let hashing = options.unit == .tokens
         var touched: UInt64 = 0
-        var newlines = 0          // in the current gap
-        var prevRunEndsSentence = false
+        var newlines = state.newlines
+        var prevRunEndsSentence = state.prevRunEndsSentence
+        defer { state = UnitState(newlines: newlines, prevRunEndsSentence: prevRunEndsSentence) }
         var i = range.lowerBound
         let limit = range.upperBound
 

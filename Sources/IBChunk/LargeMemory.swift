@@ -16,6 +16,8 @@ struct LargeMemory {
     /// Usable bytes from `base`.
     private(set) var size = 0
     private var reserved: Int
+    /// Whether growing keeps `base` (address space was reserved); else it may copy.
+    private(set) var isReserved = false
 
     init(_ bytes: Int = 0) {
         var reservation = LargeMemory.defaultReservation
@@ -27,6 +29,7 @@ struct LargeMemory {
         if let mapped {
             base = mapped
             reserved = reservation
+            isReserved = true
         } else {
             reserved = LargeMemory.round(max(bytes, 1))
             guard let fallback = LargeMemory.map(reserved, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(reserved) }
@@ -46,9 +49,11 @@ struct LargeMemory {
 
     private mutating func grow(_ bytes: Int, keeping used: Int) {
         let target = LargeMemory.round(max(bytes, size * 2))
-        if target <= reserved && size < reserved {
-            let end = min(target, reserved)
-            if mprotect(base + size, end - size, PROT_READ | PROT_WRITE) == 0 { size = end; return }
+        if isReserved && target <= reserved {
+            // Never moves: a thread may be reading it.
+            guard mprotect(base + size, target - size, PROT_READ | PROT_WRITE) == 0 else { LargeMemory.outOfMemory(target) }
+            size = target
+            return
         }
         // Out of reserved space: a new, larger buffer.
         let newReserved = max(target, reserved * 2)
@@ -58,6 +63,7 @@ struct LargeMemory {
         base = newBase
         reserved = newReserved
         size = newReserved
+        isReserved = false
     }
 
     private static func round(_ n: Int) -> Int { (n + alignment - 1) & ~(alignment - 1) }

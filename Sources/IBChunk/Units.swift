@@ -25,14 +25,24 @@ final class UnitStorage {
     var before: UnsafeMutablePointer<BoundaryStrength> { boundaries.base.assumingMemoryBound(to: BoundaryStrength.self) }
     var prefix: UnsafeMutablePointer<Int32> { totals.base.assumingMemoryBound(to: Int32.self) }
 
-    /// Makes room for units at indices 0..<n, discarding what is there.
-    func reserve(_ n: Int) {
-        starts.ensure(n * 4, keeping: 0)
-        boundaries.ensure(n, keeping: 0)
-        totals.ensure((n + 1) * 4, keeping: 0)
+    /// Makes room for units at indices 0..<n, keeping the first `kept`.
+    func reserve(_ n: Int, keeping kept: Int) {
+        starts.ensure(n * 4, keeping: kept * 4)
+        boundaries.ensure(n, keeping: kept)
+        totals.ensure((n + 1) * 4, keeping: (kept + 1) * 4)
     }
 
+    /// Whether reserve never moves the units (see LargeMemory).
+    var isStable: Bool { starts.isReserved && boundaries.isReserved && totals.isReserved }
+
     deinit { starts.deallocate(); boundaries.deallocate(); totals.deallocate() }
+}
+
+/// Where a pass over the text stands between runs: newlines in the current
+/// gap, and whether the last run ended a sentence.
+struct UnitState {
+    var newlines = 0
+    var prevRunEndsSentence = false
 }
 
 /// Appends one part's units to the storage from index `base`, with no
@@ -49,6 +59,14 @@ struct UnitWriter {
         before = storage.before + base
         prefix = storage.prefix + base
         prefix[0] = 0
+    }
+
+    /// The same units after the storage moved.
+    init(_ storage: UnitStorage, base: Int, count: Int) {
+        start = storage.start + base
+        before = storage.before + base
+        prefix = storage.prefix + base
+        self.count = count
     }
 
     @inline(__always)
