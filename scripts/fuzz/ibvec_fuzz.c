@@ -9,7 +9,9 @@
 **   - the float distance functions give bit-identical results with the
 **     scalar, AVX2 and AVX-512 kernels;
 **   - ibvec_knn returns at most k rows, in ascending distance order, and
-**     never a vector past the page limit of its book.
+**     never a vector past the page limit of its book;
+**   - exact ibvec_knn over blocks with int8 codes (which prune) returns the
+**     same rows and distance bits as over the same blocks without them.
 ** Some inputs are also inserted as a raw block row (inside a savepoint that
 ** is rolled back) so the block validation in ibvec_knn is fuzzed too.
 */
@@ -89,10 +91,42 @@ static void *runOne(const char *zSql, const uint8_t *a, size_t na, int ta,
   return out;
 }
 
-static void checkKnn(const uint8_t *a, size_t na, int ta, const uint8_t *b, size_t nb, int k){
+/* The rows of an exact search as one string (NULL on error). */
+static char *exactRows(const uint8_t *a, size_t na, int ta, const uint8_t *b, size_t nb, int k){
+  sqlite3_stmt *p = 0;
+  sqlite3_str *pStr = sqlite3_str_new(db);
+  int rc;
+  if( sqlite3_prepare_v2(db, "SELECT book_id, key, end_page, distance FROM "
+      "ibvec_knn(?1, ?2, ?3)", -1, &p, 0) ) abort();
+  bindArg(p, 1, a, na, ta);
+  sqlite3_bind_int(p, 2, k);
+  if( nb ) sqlite3_bind_text(p, 3, (const char*)b, (int)nb, SQLITE_TRANSIENT);
+  while( (rc = sqlite3_step(p))==SQLITE_ROW ){
+    double d = sqlite3_column_double(p, 3);
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    sqlite3_str_appendf(pStr, "%s/%lld/%lld/%llx;", sqlite3_column_text(p, 0),
+        sqlite3_column_int64(p, 1), sqlite3_column_int64(p, 2), (unsigned long long)u);
+  }
+  sqlite3_finalize(p);
+  if( rc!=SQLITE_DONE ){ sqlite3_free(sqlite3_str_finish(pStr)); return 0; }
+  return sqlite3_str_finish(pStr);
+}
+
+static void checkKnn(const uint8_t *a, size_t na, int ta, const uint8_t *b, size_t nb, int k,
+                     int bPrune){
   static const char *azMode[] = { "exact", "int8", "binary", "int8:40" };
   sqlite3_stmt *p = 0;
   int m;
+  if( bPrune ){
+    /* the built-in blocks' int8 codes are genuine: pruning must change nothing */
+    char *z1 = exactRows(a, na, ta, b, nb, k), *z2;
+    sqlite3_exec(db, "SAVEPOINT p; UPDATE vector_blocks SET vectors_i8 = NULL", 0, 0, 0);
+    z2 = exactRows(a, na, ta, b, nb, k);
+    sqlite3_exec(db, "ROLLBACK TO p; RELEASE p", 0, 0, 0);
+    if( (z1==0)!=(z2==0) || (z1 && strcmp(z1, z2)!=0) ) __builtin_trap();
+    sqlite3_free(z1); sqlite3_free(z2);
+  }
   for(m=0; m<4; m++){
     double last = -1e300;
     int n = 0;
@@ -157,15 +191,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     free(r0);
     ibvec_set_kernel("auto");
   }else if( (op&0x1F) < 24 ){
-    checkKnn(a, na, ta, b, nb, (op&7)+1);
+    checkKnn(a, na, ta, b, nb, (op&7)+1, 1);
   }else{
     /* a raw block row from the input, then a search over it */
     sqlite3_stmt *p = 0;
     int count = (op&3)+1, dim = ((op>>2)&3)+1;
     sqlite3_exec(db, "SAVEPOINT f", 0, 0, 0);
     if( sqlite3_prepare_v2(db, "INSERT INTO vector_blocks(book_id,model,dim,count,keys,"
-        "end_pages,vectors,vectors_i8,bits) VALUES('z','m',?3,?4,substr(?1,1,?4*8),"
-        "substr(?1,1,?4*4),?1,?2,?2)", -1, &p, 0)==SQLITE_OK ){
+        "end_pages,vectors,vectors_i8,scales,bits) VALUES('z','m',?3,?4,substr(?1,1,?4*8),"
+        "substr(?1,1,?4*4),?1,?2,substr(?2,1,?4*4),?2)", -1, &p, 0)==SQLITE_OK ){
       sqlite3_bind_blob(p, 1, a, (int)na, SQLITE_TRANSIENT);
       sqlite3_bind_blob(p, 2, b, (int)nb, SQLITE_TRANSIENT);
       sqlite3_bind_int(p, 3, dim);
@@ -175,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     }
     {
       static const float q[4] = {1, -2, 3, 0.5f};
-      checkKnn((const uint8_t*)q, (size_t)dim*4, 0, (const uint8_t*)"{\"z\":5}", 7, 3);
+      checkKnn((const uint8_t*)q, (size_t)dim*4, 0, (const uint8_t*)"{\"z\":5}", 7, 3, 0);
     }
     sqlite3_exec(db, "ROLLBACK TO f; RELEASE f", 0, 0, 0);
   }
