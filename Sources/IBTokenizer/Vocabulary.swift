@@ -15,19 +15,27 @@ public struct Vocabulary: Sendable {
     public var count: Int { starts.count }
 
     public init(path: String) throws(IBError) {
-        let bytes = try FileSystem.read(path, limit: 64 << 20)
-        var storage: [UInt8] = []
-        storage.reserveCapacity(bytes.count)
+        // The tokens are the file's lines, read in place: `storage` is the file.
+        let storage = try FileSystem.read(path, limit: 64 << 20)
         var starts: [Int32] = [], lengths: [Int32] = []
-        var lineStart = 0
-        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
-            var lineEnd = i
-            if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-            if i == bytes.count && lineEnd == lineStart { break }  // no trailing empty token
-            starts.append(Int32(storage.count))
-            lengths.append(Int32(lineEnd - lineStart))
-            storage.append(contentsOf: bytes[lineStart..<lineEnd])
-            lineStart = i + 1
+        starts.reserveCapacity(storage.count / 4 + 16)
+        lengths.reserveCapacity(storage.count / 4 + 16)
+        storage.withUnsafeBufferPointer { bytes in
+            let n = bytes.count
+            var lineStart = 0
+            while true {
+                var i = n
+                if lineStart < n, let newline = memchr(bytes.baseAddress! + lineStart, 0x0A, n - lineStart) {
+                    i = UnsafeRawPointer(newline) - UnsafeRawPointer(bytes.baseAddress!)
+                }
+                var lineEnd = i
+                if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                if i == n && lineEnd == lineStart { break }  // no trailing empty token
+                starts.append(Int32(lineStart))
+                lengths.append(Int32(lineEnd - lineStart))
+                if i == n { break }
+                lineStart = i + 1
+            }
         }
         guard !starts.isEmpty else { throw IBError("\(path): empty vocabulary") }
         var size = 1
