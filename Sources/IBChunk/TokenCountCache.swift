@@ -49,6 +49,21 @@ struct TokenCountCache {
         owner = Owner(table, overflow)
     }
 
+    /// Becomes a copy of `other` (of the same capacities), which no thread may be changing.
+    mutating func copy(_ other: TokenCountCache) {
+        precondition(shortCapacity == other.shortCapacity && capacity == other.capacity)
+        owner.table.base.copyMemory(from: other.owner.table.base, byteCount: shortCapacity * 8 + capacity * 16)
+        if overflowCapacity < other.overflowCount {
+            overflowCapacity = other.overflowCapacity
+            overflow = realloc(overflow, overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
+            owner.overflow = overflow
+        }
+        overflow.update(from: other.overflow, count: other.overflowCount)
+        overflowCount = other.overflowCount
+        used = other.used
+        shortUsed = other.shortUsed
+    }
+
     /// Bytes [0, n) of the 8-byte word at `p`, the rest zero; n in 1...8.
     @inline(__always)
     static func partial(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {

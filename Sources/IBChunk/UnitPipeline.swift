@@ -23,11 +23,14 @@ final class UnitPipeline: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private let wake = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
+    private let paused = DispatchSemaphore(value: 0)
     // Under the lock:
     private var published = 0    // text the worker may read: whole pages
     private var stopAt = Int.max // where the worker stops, once the book's end is known
     private var finished = false
     private var claimed = 0      // the end of the stretch the worker has taken
+    private var busy = false     // the worker is making units
+    private var pausing = false  // the reader waits for the worker to be idle
     // The worker's, read by the reader only after `exited`:
     private var writer: UnitWriter
     private var state = UnitState()
@@ -67,6 +70,11 @@ final class UnitPipeline: @unchecked Sendable {
             var stretch: Range<Int>? = nil
             var done = false
             locked {
+                busy = false
+                if pausing {
+                    pausing = false
+                    paused.signal()
+                }
                 let limit = min(published, stopAt)
                 if claimed < limit {
                     var end = limit
@@ -77,6 +85,7 @@ final class UnitPipeline: @unchecked Sendable {
                     chunker.storage.reserve(end + 2, keeping: writer.count)
                     stretch = claimed..<end
                     claimed = end
+                    busy = true
                 } else if finished {
                     done = true
                 }
@@ -103,12 +112,23 @@ final class UnitPipeline: @unchecked Sendable {
     func finish(_ b: UnsafeBufferPointer<UInt8>) -> Units {
         let n = b.count
         var cut = n
+        // Let the worker finish its stretch and take no other, then start
+        // this thread's cache from the worker's, which knows the book's words.
+        let wait: Bool = locked {
+            stopAt = claimed
+            pausing = busy
+            return busy
+        }
+        if wait { paused.wait() }
+        // The worker is idle: `claimed` stays put until it is told more.
+        let reached = locked { claimed }
+        // Split what the worker has not done, if it is worth a thread.
+        if n - reached >= 2 * UnitPipeline.stretch {
+            cut = Chunker.wordBoundary(b, from: reached + (n - reached) / 2)
+            chunker.cache(1).pointee.copy(chunker.cache(0).pointee)
+        }
         locked {
             published = n
-            // Split what the worker has not taken, if it is worth a thread.
-            if n - claimed >= 2 * UnitPipeline.stretch {
-                cut = Chunker.wordBoundary(b, from: claimed + (n - claimed) / 2)
-            }
             stopAt = cut
             finished = true
             chunker.storage.reserve(n + 2, keeping: 0)  // reserved: nothing moves
