@@ -455,8 +455,66 @@ IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
   }
 }
 
-/* ---- AVX-512 VNNI: the sign-bit sums with byte dot products ---- */
+/* ---- AVX-512 VNNI: the integer sums with byte dot products ---- */
 #define IBVEC_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
+/* int8 dots with byte dot products: u = v XOR 0x80 = v + 128 as an unsigned
+** byte, so q.v = dpbusd(u, q) - 128 sum(q) and v.v = dpbusd(u, v) -
+** 128 sum(v + 128) + 128*128*N, sum(v + 128) by vpsadbw; N counts the bytes
+** read, zeros included (a zero byte adds 128 to sum(v + 128), nothing to
+** the dot products).  The same integers as the other kernels. */
+IBVEC_VNNI static void i8BatchVnni(const int16_t *q16, const int8_t *V, int nVec,
+                                   int n, int32_t *dots, int32_t *vvs){
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  int k = 0, i, j, n64 = n & ~63, nRead = (n+63) & ~63;
+  int32_t qSum = 0;
+  int8_t aQ8[4096];
+  __mmask64 tail = n64<n ? (((__mmask64)1 << (n-n64)) - 1) : 0;
+  if( nRead<=4096 ){
+    for(i=0; i<nRead; i++){ aQ8[i] = i<n ? (int8_t)q16[i] : 0; qSum += aQ8[i]; }
+    for(; k+4<=nVec; k+=4){
+      __m512i dacc[4], vacc[4], sacc[4], t01, t23, yd, yv;
+      int32_t od[4], ov[4];
+      for(j=0; j<4; j++){
+        dacc[j] = _mm512_setzero_si512(); vacc[j] = _mm512_setzero_si512();
+        sacc[j] = _mm512_setzero_si512();
+      }
+      for(i=0; i<nRead; i+=64){
+        __m512i qv = _mm512_loadu_si512((const void*)(aQ8+i));
+        for(j=0; j<4; j++){
+          const int8_t *v = V + (size_t)(k+j)*n + i;
+          __m512i x = i<n64 ? _mm512_loadu_si512((const void*)v)
+                            : _mm512_maskz_loadu_epi8(tail, (const void*)v);
+          __m512i u = _mm512_xor_si512(x, flip);
+          dacc[j] = _mm512_dpbusd_epi32(dacc[j], u, qv);
+          vacc[j] = _mm512_dpbusd_epi32(vacc[j], u, x);
+          sacc[j] = _mm512_add_epi64(sacc[j], _mm512_sad_epu8(u, _mm512_setzero_si512()));
+        }
+      }
+      for(j=0; j<4; j++) vacc[j] = _mm512_sub_epi32(vacc[j], _mm512_slli_epi32(sacc[j], 7));
+#define IBVEC_SUM4(a, out) \
+      t01 = _mm512_add_epi32(_mm512_shuffle_i32x4(a[0], a[1], 0x44), \
+                             _mm512_shuffle_i32x4(a[0], a[1], 0xEE)); \
+      t23 = _mm512_add_epi32(_mm512_shuffle_i32x4(a[2], a[3], 0x44), \
+                             _mm512_shuffle_i32x4(a[2], a[3], 0xEE)); \
+      out = _mm512_add_epi32(_mm512_shuffle_i32x4(t01, t23, 0x88), \
+                             _mm512_shuffle_i32x4(t01, t23, 0xDD)); \
+      out = _mm512_add_epi32(out, _mm512_shuffle_epi32(out, (_MM_PERM_ENUM)0x4E)); \
+      out = _mm512_add_epi32(out, _mm512_shuffle_epi32(out, (_MM_PERM_ENUM)0xB1));
+      IBVEC_SUM4(dacc, yd)
+      IBVEC_SUM4(vacc, yv)
+#undef IBVEC_SUM4
+      _mm_storeu_si128((__m128i*)od, _mm512_castsi512_si128(_mm512_permutexvar_epi32(pick, yd)));
+      _mm_storeu_si128((__m128i*)ov, _mm512_castsi512_si128(_mm512_permutexvar_epi32(pick, yv)));
+      for(j=0; j<4; j++){
+        /* unsigned arithmetic: the partial sums may wrap, the results fit */
+        dots[k+j] = (int32_t)((uint32_t)od[j] - 128u*(uint32_t)qSum);
+        vvs[k+j] = (int32_t)((uint32_t)ov[j] + 16384u*(uint32_t)nRead);
+      }
+    }
+  }
+  if( k<nVec ) i8BatchAvx512(q16, V+(size_t)k*n, nVec-k, n, dots+k, vvs+k);
+}
 IBVEC_VNNI static void bitBatchVnni(const int16_t *q16, const uint8_t *B, int nVec,
                                     int nByte, int32_t *out){
   const __m512i ones = _mm512_set1_epi8(1);
@@ -511,10 +569,10 @@ static const IbKernel ibvecAvx2 = {
 static const IbKernel ibvecAvx512 = {
   "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512, bitBatchAvx512
 };
-/* The same, with VNNI for the sign-bit kernel (the same sums, fewer
-** instructions). */
+/* The same, with VNNI for the int8 and sign-bit kernels (the same sums,
+** fewer instructions). */
 static const IbKernel ibvecAvx512Vnni = {
-  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchAvx512, bitBatchVnni
+  "avx512", dotAvx512, l2sqAvx512, cosBatchAvx512, i8BatchVnni, bitBatchVnni
 };
 
 static const IbKernel *ibvecKernelPtr = 0;
@@ -1519,11 +1577,15 @@ static int knnScorePrune(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
     double *restrict aU = s->aUp;
     for(i=0; i<nSpan; i++){
       double cn = sqrt((double)aC[i]);
-      double wlo = cn - e1, whi = cn + e1;
       double nh = (double)aD[i] + e0 + e1*cn;
-      double u = nh / (nq * (nh>=0.0 ? wlo : whi));
-      int safe = (wlo>0.0) & (aS[i]>=1e-16f) & (aS[i]<=1e14f);
-      aU[i] = safe ? u : INFINITY;
+      double u = nh / (nq * (cn + (nh>=0.0 ? -e1 : e1)));
+      double sc = (double)aS[i];
+      /* +inf (always a candidate) when |c| - sqrt(dim)/2 is not positive
+      ** or the scale is out of the safe range; selects of constants only */
+      double lo = cn>e1 ? -INFINITY : INFINITY;
+      lo = sc>=1e-16 ? lo : INFINITY;
+      lo = sc<=1e14 ? lo : INFINITY;
+      aU[i] = u>lo ? u : lo;
     }
   }
   bar = knnPruneBar(s);
