@@ -29,7 +29,11 @@ public final class ChunkStream {
             try lines.forEachLine { line in
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
                 if decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) != nil {
-                    pageAdded()
+                    do {
+                        try pageAdded()
+                    } catch let error as RecordError {
+                        throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
+                    }
                     if keepPages { output.writeRaw(line) }
                     return
                 }
@@ -73,14 +77,16 @@ public final class ChunkStream {
             text.beginPage(page.page)
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
-            pageAdded()
+            try pageAdded()
             if keepPages { output.writeRaw(line) }
         default:
             output.writeRaw(line)
         }
     }
 
-    func pageAdded() {
+    func pageAdded() throws(RecordError) {
+        // Units keep byte offsets in 32 bits.
+        if text.count >= Int(Int32.max) - 2 { throw RecordError("book '\(bookID ?? "")' is larger than 2 GiB of text") }
         if let pipeline {
             pipeline.publish(text.count)
         } else if text.count >= Chunker.parallelThreshold && UnitPipeline.canRun(chunker, text) {

@@ -10,8 +10,9 @@ import Glibc
 
 struct LargeMemory {
     static let alignment = 2 << 20
-    /// Address space reserved per buffer: far more than any book needs, and free until used.
-    static let defaultReservation = 1 << 36
+    /// Address space reserved per buffer: far more than any book needs
+    /// (ib-chunk takes books under 2 GiB), and free until used.
+    static let defaultReservation = 1 << 34
     private(set) var base: UnsafeMutableRawPointer
     /// Usable bytes from `base`.
     private(set) var size = 0
