@@ -259,9 +259,11 @@ public final class Chunker {
     struct Pending {
         var start: Int
         var end: Int
+        var first: UInt64        // its first 8 bytes, zero-padded
         var hash: UInt64
         var strength: BoundaryStrength
         var ideograph: Bool
+        var plain: Bool          // no control bytes (so no NUL)
     }
 
     /// Runs are counted in batches of this many: their cache lookups are
@@ -291,6 +293,7 @@ public final class Chunker {
             let c = p[i]
             var start = i
             var ideograph = false
+            var plain = true
             if c < 0x80 {
                 if c == 0x0A { newlines += 1; i += 1; continue }
                 if TextScan.isASCIIWhitespace(c) { i += 1; continue }
@@ -310,6 +313,7 @@ public final class Chunker {
                     if c > 0x20 && c < 0x80 { i += 1; continue }
                     if c < 0x80 {
                         if TextScan.isASCIIWhitespace(c) { break }
+                        plain = false
                         i += 1
                         continue
                     }
@@ -319,12 +323,13 @@ public final class Chunker {
                 }
             }
             let strength = Chunker.boundary(units.count + pendingCount, newlines, prevRunEndsSentence)
-            var h: UInt64 = 0
+            var h: UInt64 = 0, first: UInt64 = 0
             if hashing && i - start <= TokenCountCache.maxKeyBytes {
-                h = TokenCountCache.hash(p + start, i - start)
+                (first, h) = TokenCountCache.key(p + start, i - start)
                 touched &+= cache.touch(h, i - start)
             }
-            pending[pendingCount] = Pending(start: start, end: i, hash: h, strength: strength, ideograph: ideograph)
+            pending[pendingCount] = Pending(start: start, end: i, first: first, hash: h, strength: strength,
+                                            ideograph: ideograph, plain: plain)
             pendingCount += 1
             if pendingCount == Chunker.batch {
                 addPending(pending, pendingCount, &units, b, &cache)
@@ -348,7 +353,7 @@ public final class Chunker {
             if tokenizer == nil {
                 tokens = 1
             } else if length <= TokenCountCache.maxKeyBytes {
-                tokens = cache.count(b.baseAddress! + run.start, length, run.hash) {
+                tokens = cache.count(b.baseAddress! + run.start, length, run.first, run.hash, plain: run.plain) {
                     tokenizer!.countTokens(utf8: UnsafeBufferPointer(rebasing: b[run.start..<run.end]))
                 }
             } else {

@@ -161,7 +161,7 @@ struct PageDecoder {
                 let special = Bytes.jsonSpecials(x)
                 if special != 0 {
                     let k = special.trailingZeroBitCount >> 3
-                    if x & Bytes.highs & ((1 << (UInt64(k) * 8)) &- 1) != 0 { ascii = false }
+                    if x & Bytes.highs & ((1 &<< (UInt64(k) &* 8)) &- 1) != 0 { ascii = false }
                     r += k
                     break
                 }

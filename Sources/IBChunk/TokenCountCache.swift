@@ -67,20 +67,25 @@ struct TokenCountCache {
     /// Bytes [0, n) of the 8-byte word at `p`, the rest zero; n in 1...8.
     @inline(__always)
     static func partial(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
-        Bytes.load(p) & (UInt64.max >> UInt64((8 - n) * 8))
+        Bytes.load(p) & (UInt64.max &>> UInt64((8 - n) &* 8))  // n in 1...8: a masking shift is exact
     }
 
     /// The hash of a word of 1...maxKeyBytes bytes. Reads up to 7 bytes past
     /// its end: the text must be a BookText's bytes.
     @inline(__always)
-    static func hash(_ word: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
-        var h = (partial(word, min(length, 8)) ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
+    static func hash(_ word: UnsafePointer<UInt8>, _ length: Int) -> UInt64 { key(word, length).hash }
+
+    /// A word's first 8 bytes (zero-padded) and its hash.
+    @inline(__always)
+    static func key(_ word: UnsafePointer<UInt8>, _ length: Int) -> (first: UInt64, hash: UInt64) {
+        let first = partial(word, min(length, 8))
+        var h = (first ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15
         var i = 8
         while i < length {
             h = (h ^ partial(word + i, min(length - i, 8))) &* 0xFF51_AFD7_ED55_8CCD
             i += 8
         }
-        return h
+        return (first, h)
     }
 
     /// Loads the word's first slot, so that a lookup soon after finds it in
@@ -97,14 +102,18 @@ struct TokenCountCache {
     mutating func count(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ compute: () -> Int) -> Int {
         let length = e - s
         guard length <= TokenCountCache.maxKeyBytes else { return compute() }
-        return count(b.baseAddress! + s, length, TokenCountCache.hash(b.baseAddress! + s, length), compute)
+        let (first, h) = TokenCountCache.key(b.baseAddress! + s, length)
+        let word = b.baseAddress! + s
+        let plain = Bytes.zeroBytes(first | ~(UInt64.max &>> UInt64((8 - min(length, 8)) &* 8))) == 0
+        return count(word, length, first, h, plain: plain, compute)
     }
 
-    /// The same, for a word of 1...maxKeyBytes bytes whose hash is known.
+    /// The same, for a word of 1...maxKeyBytes bytes whose key is known.
     @inline(__always)
-    mutating func count(_ word: UnsafePointer<UInt8>, _ length: Int, _ h: UInt64, _ compute: () -> Int) -> Int {
-        let first = TokenCountCache.partial(word, min(length, 8))
-        if length < 8 && Bytes.zeroBytes(first | ~(UInt64.max >> UInt64((8 - length) * 8))) == 0 {
+    /// `first` and `h` from `key`; `plain` when the word has no NUL byte in its first 8 (it may then take a short slot).
+    mutating func count(_ word: UnsafePointer<UInt8>, _ length: Int, _ first: UInt64, _ h: UInt64, plain: Bool,
+                        _ compute: () -> Int) -> Int {
+        if length < 8 && plain {
             let mask = shortCapacity - 1
             var slot = Int(truncatingIfNeeded: h >> 40) & mask
             while true {
