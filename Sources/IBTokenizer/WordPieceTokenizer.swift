@@ -189,10 +189,53 @@ public final class WordPieceTokenizer: Sendable {
     public func countTokens(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var n = 0
         if !bytes.contains(UInt8(ascii: "[")) {
+            if let count = countASCIIWithPunctuation(bytes) { return count }
             tokenizeSegment(bytes) { _ in n += 1 }
         } else {
             tokenize(String(decoding: bytes, as: UTF8.self)) { _ in n += 1 }
         }
+        return n
+    }
+
+    /// Punctuation outside ASCII that is common in running text (dashes,
+    /// curly quotes, ellipsis, guillemets, CJK and full-width stops): each is
+    /// a piece of its own, unchanged by normalisation (a test checks each).
+    static func isSimplePunctuation(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x2010...0x2027, 0xA1, 0xAB, 0xBB, 0xBF, 0x3001, 0x3002, 0xFF01, 0xFF0C, 0xFF1F: return true
+        default: return false
+        }
+    }
+
+    /// The count for text that is ASCII apart from simple punctuation, which
+    /// only splits it: the ASCII stretches' counts plus one per mark; nil for
+    /// any other text.
+    private func countASCIIWithPunctuation(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var n = 0
+        var stretchStart = 0
+        var i = 0
+        while i < bytes.count {
+            let b0 = bytes[i]
+            if b0 < 0x80 { i += 1; continue }
+            // A 2- or 3-byte scalar (all the marks are); anything else goes the general way.
+            let value: UInt32, length: Int
+            if b0 >= 0xC2 && b0 < 0xE0 && i + 1 < bytes.count {
+                value = UInt32(b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F); length = 2
+            } else if b0 >= 0xE0 && b0 < 0xF0 && i + 2 < bytes.count {
+                value = UInt32(b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F); length = 3
+                if value < 0x800 { return nil }  // overlong: not UTF-8
+            } else {
+                return nil
+            }
+            guard WordPieceTokenizer.isSimplePunctuation(value),
+                  bytes[i + 1] & 0xC0 == 0x80, length == 2 || bytes[i + 2] & 0xC0 == 0x80 else { return nil }
+            if i > stretchStart { tokenizeASCII(UnsafeBufferPointer(rebasing: bytes[stretchStart..<i])) { _ in n += 1 } }
+            n += 1
+            i += length
+            stretchStart = i
+        }
+        if stretchStart == 0 { return nil }  // plain ASCII: the usual path
+        if i > stretchStart { tokenizeASCII(UnsafeBufferPointer(rebasing: bytes[stretchStart..<i])) { _ in n += 1 } }
         return n
     }
 

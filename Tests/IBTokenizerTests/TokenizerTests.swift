@@ -77,3 +77,35 @@ extension RecordReader {
         }
     }
 }
+
+final class CountingTests: XCTestCase {
+    /// The marks countTokens(utf8:) takes on its fast path behave as it assumes.
+    func testSimplePunctuationIsPunctuationUnchangedByNormalisation() {
+        for v in UInt32(0xA0)...0xFFFF where WordPieceTokenizer.isSimplePunctuation(v) {
+            let scalar = Unicode.Scalar(v)!
+            XCTAssertEqual(CharacterRules.inputClass(scalar), .letter, "U+\(String(v, radix: 16))")
+            var normalized: [Unicode.Scalar] = []
+            CharacterRules.normalize(scalar, into: &normalized)
+            XCTAssertEqual(normalized, [scalar], "U+\(String(v, radix: 16))")
+            XCTAssertTrue(CharacterRules.isPunctuation(scalar), "U+\(String(v, radix: 16))")
+        }
+    }
+
+    /// countTokens(utf8:) agrees with tokenize on words mixing ASCII, marks and other scripts.
+    func testCountsMatchTokenize() throws {
+        let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory())
+        var texts = ["“Hello,”", "’tis", "don’t—stop…", "«Bonjour»", "¿Qué?", "a。b，c！d？", "x\u{2011}y", "“[CLS]”",
+                     "—", "‘’", "“Supercalifragilisticexpialidocious”", String(repeating: "a", count: 120) + "—b"]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [String] = ["a", "Z", "q", "7", ".", ",", "'", "\"", "-", "[", "\u{1}", "\t", " ", "—", "“", "”", "’", "…",
+                                  "«", "»", "。", "，", "é", "ß", "中", "😀", "\u{200B}", "\u{2044}", "\u{A0}", "ﬁ"]
+        for _ in 0..<3000 {
+            texts.append((0..<Int.random(in: 1...14, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined())
+        }
+        for text in texts {
+            var copy = text
+            let counted = copy.withUTF8 { tokenizer.countTokens(utf8: $0) }
+            XCTAssertEqual(counted, tokenizer.tokenize(text).count, text.debugDescription)
+        }
+    }
+}
