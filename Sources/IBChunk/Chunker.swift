@@ -308,6 +308,15 @@ public final class Chunker {
             }
             if !ideograph {
                 // A run of anything else up to whitespace or an ideograph (TextScan.runEnd, inlined).
+                // Printable ASCII 8 bytes at a time: stop at the first byte
+                // below 0x21 or above 0x7F (exact for the first such byte).
+                while i + 8 <= limit {
+                    let x = Bytes.load(p + i)
+                    let special = ((x &- 0x2121_2121_2121_2121) & ~x & Bytes.highs) | (x & Bytes.highs)
+                    if special == 0 { i += 8; continue }
+                    i += special.trailingZeroBitCount >> 3
+                    break
+                }
                 while i < limit {
                     let c = p[i]
                     if c > 0x20 && c < 0x80 { i += 1; continue }
@@ -346,6 +355,7 @@ public final class Chunker {
     func addPending(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ units: inout UnitWriter, _ b: UnsafeBufferPointer<UInt8>,
                     _ cache: inout TokenCountCache) {
         let tokenizer = self.tokenizer
+        let budget = self.budget
         for k in 0..<n {
             let run = pending[k]
             let length = run.end - run.start
