@@ -472,4 +472,32 @@ final class IBVecTests: XCTestCase {
         try store(db, [Chunk(book: "z", key: 0, endPage: 1, vector: [Float](repeating: 3e19, count: dim))], blockSize: 1)
         XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10)", [.blob(blob(base[0]))]).contains("NaN or infinite"))
     }
+
+    /// binary:P keeps the P vectors with the largest sum of the query's int8
+    /// codes over their sign bits (ties: the earlier block and position), and
+    /// returns the k nearest of those by exact distance. Few dimensions make
+    /// many ties at the pool's edge.
+    func testBinaryPoolIsTheBestCodeSums() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 31337)
+        for dim in [6, 40] {
+            try db.rows("DELETE FROM vector_blocks")
+            let chunks = (0..<1500).map { Chunk(book: "a", key: $0, endPage: $0 % 9 + 1, vector: rng.vector(dim)) }
+            try store(db, chunks, blockSize: 128)
+            for _ in 0..<3 {
+                let q = rng.vector(dim)
+                let q8 = try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(q))]).bytes.map { Int(Int8(bitPattern: $0)) }
+                for (pool, k, limit) in [(37, 5, Int.max), (200, 12, 4), (1500, 3, Int.max)] {
+                    let passing = chunks.filter { $0.endPage <= limit }
+                    let scored = passing.map { c in (c, zip(c.vector, q8).reduce(0) { $0 + ($1.0 > 0 ? $1.1 : 0) }) }
+                    let kept = scored.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.key < $1.0.key }.prefix(pool).map(\.0)
+                    let expected = kept.map { ($0.key, refCosine(q, $0.vector)) }.sorted { $0.1 < $1.1 }.prefix(k).map(\.0)
+                    let scope = limit == Int.max ? VecDB.Arg.null : .text("{\"a\": \(limit)}")
+                    let got = try db.rows("SELECT key FROM ibvec_knn(?, ?, ?, ?)", [.blob(blob(q)), .int(k), scope, .text("binary:\(pool)")]).map { $0[0].int }
+                    XCTAssertEqual(got, Array(expected), "dim \(dim), pool \(pool)")
+                }
+            }
+        }
+    }
 }
