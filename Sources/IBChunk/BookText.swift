@@ -2,6 +2,7 @@
 // growable buffer, with where each page starts. The buffer always has
 // `padding` readable bytes past its end, so word-at-a-time loads
 // (TokenCountCache, Bytes) may read a whole 8-byte word at any offset.
+import IBCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,11 @@ final class BookText {
     var pageStarts: [Int] = []
     var pageNumbers: [Int] = []
 
+    /// A book's text stays under 2 GiB (ChunkStream stops there), plus the page that crosses it.
+    static let reservation = Int(Int32.max) + LineReader.defaultMaxLineBytes + (1 << 20)
+
     init(capacity: Int = 1 << 16) {
-        memory = LargeMemory(capacity + BookText.padding)
+        memory = LargeMemory(capacity + BookText.padding, reserve: BookText.reservation)
         self.capacity = memory.size - BookText.padding
         base = memory.base.assumingMemoryBound(to: UInt8.self)
     }

@@ -11,7 +11,7 @@ struct ByteWriter {
     private var capacity: Int
 
     init(capacity: Int = 1 << 16) {
-        memory = LargeMemory(capacity)
+        memory = LargeMemory(capacity, reserve: 1 << 32)  // may move past this: only its own thread writes it
         self.capacity = memory.size
         base = memory.base.assumingMemoryBound(to: UInt8.self)
     }

@@ -1,69 +1,71 @@
 // Large buffers (a book's text, its units, its chunk records) straight from
-// mmap. Address space is reserved up front and made usable as the buffer
-// grows, so growing never copies and the buffer never moves; it is 2 MiB
+// mmap. Address space for the most the buffer may ever need is reserved up
+// front and made usable as the buffer grows, so growing never copies and the
+// buffer never moves (a second thread may be reading it); it is 2 MiB
 // aligned and marked for transparent huge pages, so a 10 MB book costs a
-// handful of page faults instead of thousands. Where the reservation is
-// refused (a low `ulimit -v`), growing maps a larger buffer and copies.
+// handful of page faults instead of thousands. Under an address-space limit
+// (`ulimit -v`), or when the reservation is refused, a buffer is an ordinary
+// mapping that grows by copying, and `isReserved` is false.
 #if canImport(Glibc)
 import Glibc
 #endif
+import IBCore
 
 struct LargeMemory {
     static let alignment = 2 << 20
-    /// Address space reserved per buffer: far more than any book needs
-    /// (ib-chunk takes books under 2 GiB), and free until used.
-    static let defaultReservation = 1 << 34
     private(set) var base: UnsafeMutableRawPointer
     /// Usable bytes from `base`.
     private(set) var size = 0
-    private var reserved: Int
-    /// Whether growing keeps `base` (address space was reserved); else it may copy.
+    /// Bytes mapped from `base`: reserved address space, or `size` itself.
+    private var mapped: Int
+    /// Whether growing keeps `base` up to `mapped` bytes.
     private(set) var isReserved = false
 
-    init(_ bytes: Int = 0) {
-        var reservation = LargeMemory.defaultReservation
-        var mapped: UnsafeMutableRawPointer? = nil
-        while mapped == nil && reservation >= 64 * LargeMemory.alignment {
-            mapped = LargeMemory.map(reservation, PROT_NONE)
-            if mapped == nil { reservation /= 4 }
-        }
-        if let mapped {
-            base = mapped
-            reserved = reservation
+    /// Reserving address space is for processes without a limit on it.
+    static let mayReserve: Bool = {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0 else { return false }
+        return limit.rlim_cur == rlim_t.max  // RLIM_INFINITY
+    }()
+
+    /// At least `bytes` usable bytes, in room for `reserve` (0: no reservation).
+    init(_ bytes: Int, reserve: Int = 0) {
+        if reserve > bytes && LargeMemory.mayReserve, let reserved = LargeMemory.map(LargeMemory.round(reserve), PROT_NONE) {
+            base = reserved
+            mapped = LargeMemory.round(reserve)
             isReserved = true
         } else {
-            reserved = LargeMemory.round(max(bytes, 1))
-            guard let fallback = LargeMemory.map(reserved, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(reserved) }
-            base = fallback
-            size = reserved
+            mapped = LargeMemory.round(max(bytes, 1))
+            guard let plain = LargeMemory.map(mapped, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(mapped) }
+            base = plain
+            size = mapped
         }
         ensure(bytes, keeping: 0)
     }
 
-    func deallocate() { munmap(base, reserved) }
+    func deallocate() { munmap(base, mapped) }
 
-    /// Makes at least `bytes` usable, keeping the first `used`; `base` changes only when the reservation runs out.
+    /// Makes at least `bytes` usable, keeping the first `used`. Within the
+    /// reservation `base` stays put; past it (or without one) the bytes are copied.
     @inline(__always)
     mutating func ensure(_ bytes: Int, keeping used: Int) {
         if bytes > size { grow(bytes, keeping: used) }
     }
 
     private mutating func grow(_ bytes: Int, keeping used: Int) {
-        let target = LargeMemory.round(max(bytes, size * 2))
-        if isReserved && target <= reserved {
-            // Never moves: a thread may be reading it.
+        if isReserved && bytes <= mapped {
+            let target = min(LargeMemory.round(max(bytes, size * 2)), mapped)
             guard mprotect(base + size, target - size, PROT_READ | PROT_WRITE) == 0 else { LargeMemory.outOfMemory(target) }
             size = target
             return
         }
-        // Out of reserved space: a new, larger buffer.
-        let newReserved = max(target, reserved * 2)
-        guard let newBase = LargeMemory.map(newReserved, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(newReserved) }
+        let newSize = LargeMemory.round(max(bytes, size * 2))
+        guard let newBase = LargeMemory.map(newSize, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(newSize) }
         newBase.copyMemory(from: base, byteCount: used)
-        munmap(base, reserved)
+        munmap(base, mapped)
         base = newBase
-        reserved = newReserved
-        size = newReserved
+        mapped = newSize
+        size = newSize
         isReserved = false
     }
 
@@ -88,5 +90,3 @@ struct LargeMemory {
         return base
     }
 }
-
-import IBCore

@@ -20,7 +20,11 @@ enum BoundaryStrength: UInt8, Comparable {
 /// A unit's end is not stored: it is where the next piece of the same run
 /// starts, else the end of its run (see `Units.end`).
 final class UnitStorage {
-    private var starts = LargeMemory(), boundaries = LargeMemory(), totals = LargeMemory()
+    /// Room for a unit per byte of a book under 2 GiB.
+    static let maxUnits = Int(Int32.max) + 8
+    private var starts = LargeMemory(0, reserve: maxUnits * 4)
+    private var boundaries = LargeMemory(0, reserve: maxUnits)
+    private var totals = LargeMemory(0, reserve: (maxUnits + 1) * 4)
     var start: UnsafeMutablePointer<Int32> { starts.base.assumingMemoryBound(to: Int32.self) }
     var before: UnsafeMutablePointer<BoundaryStrength> { boundaries.base.assumingMemoryBound(to: BoundaryStrength.self) }
     var prefix: UnsafeMutablePointer<Int32> { totals.base.assumingMemoryBound(to: Int32.self) }
