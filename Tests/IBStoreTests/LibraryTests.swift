@@ -448,6 +448,65 @@ final class LibraryTests: XCTestCase {
     }
     // MARK: ibvec on IBStore's connections
 
+    /// Migration 120 rewrites a library's vector_blocks with the small columns
+    /// before the float vectors: the same rows, bytes and search results, and
+    /// deleting a book still deletes its vectors.
+    func testVectorBlocksMigrationKeepsEveryBlock() throws {
+        let a = Self.book(1, chunks: 30), b = Self.book(2, chunks: 30)
+        try store(a + b)
+        let dump = "SELECT id, book_id, model, dim, count, hex(keys) AS k, hex(end_pages) AS e, hex(vectors) AS v, hex(vectors_i8) AS i, hex(scales) AS s, hex(bits) AS b FROM vector_blocks ORDER BY id"
+        func rows(_ library: Library) throws -> [String] {
+            try library.db.query(dump).map { r in ["id", "book_id", "model", "dim", "count", "k", "e", "v", "i", "s", "b"].map { r.text($0) ?? "\(r.int($0) ?? -1)" }.joined(separator: "|") }
+        }
+        func columns(_ library: Library) throws -> [String] {
+            try library.db.query("SELECT name FROM pragma_table_info('vector_blocks') ORDER BY cid").compactMap { $0.text("name") }
+        }
+        let knn = "SELECT book_id, key, distance FROM ibvec_knn(?, 5, NULL, NULL)"
+        func hits(_ library: Library, _ q: [UInt8]) throws -> [String] {
+            try library.db.query(knn, q).map { "\($0.text("book_id") ?? ""):\($0.int("key") ?? -1):\($0.double("distance") ?? -1)" }
+        }
+        let before: [String], beforeHits: [String]
+        var query: [UInt8] = []
+        do {
+            let library = try Library.open(path: dbPath)
+            try library.setQuantize("i8")
+            XCTAssertEqual(try columns(library), ["id", "book_id", "model", "dim", "count", "keys", "end_pages", "scales", "bits", "vectors_i8", "vectors"])
+            before = try rows(library)
+            for f in try VectorBlocks.read(library.db, bookID: bookID(b))[7].vector { withUnsafeBytes(of: f.bitPattern.littleEndian) { query += $0 } }
+            beforeHits = try hits(library, query)
+            XCTAssertEqual(beforeHits.first?.hasPrefix("\(bookID(b)):7:"), true)
+            // Put the library back in its pre-120 shape: the old column order.
+            try library.db.write {
+                try library.db.execute("""
+                    DROP TRIGGER books_delete_vectors;
+                    CREATE TABLE old_blocks (id INTEGER PRIMARY KEY, book_id TEXT NOT NULL, model TEXT NOT NULL,
+                      dim INTEGER NOT NULL, count INTEGER NOT NULL, keys BLOB NOT NULL, end_pages BLOB NOT NULL,
+                      vectors BLOB NOT NULL, vectors_i8 BLOB, scales BLOB, bits BLOB);
+                    INSERT INTO old_blocks SELECT id, book_id, model, dim, count, keys, end_pages, vectors, vectors_i8, scales, bits FROM vector_blocks;
+                    DROP TABLE vector_blocks;
+                    ALTER TABLE old_blocks RENAME TO vector_blocks;
+                    CREATE INDEX vector_blocks_book ON vector_blocks(book_id);
+                    CREATE TRIGGER books_delete_vectors AFTER DELETE ON books BEGIN
+                        DELETE FROM vector_blocks WHERE book_id = old.id;
+                    END;
+                    DELETE FROM schema_migrations WHERE version = 120;
+                    """)
+            }
+            XCTAssertEqual(try columns(library).last, "bits")
+            XCTAssertEqual(try rows(library), before)
+            XCTAssertEqual(try hits(library, query), beforeHits)
+        }
+        // Opening it again runs migration 120.
+        let library = try Library.open(path: dbPath)
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM schema_migrations WHERE version = 120"), 1)
+        XCTAssertEqual(try columns(library).last, "vectors")
+        XCTAssertEqual(try rows(library), before)
+        XCTAssertEqual(try hits(library, query), beforeHits)
+        try library.delete(bookID: bookID(a))
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE book_id = ?", bookID(a)), 0)
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks WHERE book_id = ?", bookID(b)), 1)
+    }
+
     func testIbvecSearchesStoredBlocks() throws {
         let a = Self.book(1, chunks: 40), b = Self.book(2, chunks: 40)
         try store(a + b)

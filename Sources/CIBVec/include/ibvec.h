@@ -21,10 +21,10 @@
 **     count INTEGER NOT NULL,          -- vectors in this block (<= 1024)
 **     keys BLOB NOT NULL,              -- int64 LE x count: the chunk index within the book
 **     end_pages BLOB NOT NULL,         -- int32 LE x count: each chunk's end_page
-**     vectors BLOB NOT NULL,           -- float32 LE x count x dim, row-major
-**     vectors_i8 BLOB,                 -- optional int8 quantised copy (count x dim), for the opt-in quantised index
 **     scales BLOB,                     -- optional float32 x count, per-vector scales for vectors_i8
-**     bits BLOB                        -- optional sign bits (count x dim/8), for binary search with float re-scoring
+**     bits BLOB,                       -- optional sign bits (count x dim/8), for binary search with float re-scoring
+**     vectors_i8 BLOB,                 -- optional int8 quantised copy (count x dim), for the opt-in quantised index
+**     vectors BLOB NOT NULL            -- float32 LE x count x dim, row-major
 **   );
 **   CREATE INDEX vector_blocks_book ON vector_blocks(book_id);
 **
@@ -32,10 +32,11 @@
 ** vec_block_i8(vectors, dim), vec_block_scales(vectors, dim) and
 ** vec_block_bits(vectors, dim), or by the C helpers below.
 **
-** Recommended connection settings for large libraries: create the database
-** with PRAGMA page_size=65536 and open it with a large PRAGMA mmap_size (for
-** example 4294967296): the quantised columns sit after the float vectors in
-** each row, and SQLite reaches them by walking the row's overflow-page chain.
+** Columns are read by name, in any order; the small ones first and the float
+** vectors last is fastest (SQLite reaches a column by walking the row's
+** overflow-page chain from its start).  Recommended connection settings for
+** large libraries: create the database with PRAGMA page_size=65536 and open
+** it with a large PRAGMA mmap_size (for example 4294967296).
 */
 #ifndef IBVEC_H
 #define IBVEC_H
