@@ -11,7 +11,8 @@ struct ByteWriter {
     private var capacity: Int
 
     init(capacity: Int = 1 << 16) {
-        memory = LargeMemory(capacity, reserve: 1 << 32)  // may move past this: only its own thread writes it
+        // Ordinary pages: a writer holds a block of chunks at a time.
+        memory = LargeMemory(capacity, reserve: 1 << 32, hugePages: false)  // may move past this: only its own thread writes it
         self.capacity = memory.size
         base = memory.base.assumingMemoryBound(to: UInt8.self)
     }

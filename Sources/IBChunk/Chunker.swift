@@ -66,43 +66,61 @@ public final class Chunker {
         guard !spans.isEmpty else { return }
         var id: [UInt8] = []
         JSON.writeString(bookID, to: &id)
-        // A large book's second half is written on the other core, into a
-        // buffer of its own; the first goes out as it is made.
-        let half = spans.count >= 256 ? spans.count / 2 : spans.count
-        func send(_ buffer: inout ByteWriter) {
-            output.write(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
-            buffer.removeAll()
-        }
+        let blocks = (spans.count + Chunker.block - 1) / Chunker.block
         writers.withUnsafeMutableBufferPointer { writers in
-            let shared = UncheckedSendable((self, writers.baseAddress!, spans, half, id, text, output))
-            DispatchQueue.concurrentPerform(iterations: half < spans.count ? 2 : 1) { k in
-                let (chunker, writers, spans, half, id, text, output) = shared.value
-                if k == 0 {
-                    for n in 0..<half {
-                        chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[0])
-                        if writers[0].count >= 1 << 16 {
-                            output.write(UnsafeBufferPointer(start: writers[0].base, count: writers[0].count))
-                            writers[0].removeAll()
-                        }
-                    }
-                } else {
-                    for n in half..<spans.count { chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[1]) }
+            let writers = writers.baseAddress!
+            func send(_ k: Int) {
+                output.write(UnsafeBufferPointer(start: writers[k].base, count: writers[k].count))
+                writers[k].removeAll()
+            }
+            func write(block b: Int, into k: Int) {
+                for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
+                    writeChunk(spans[n], bookID: id, text: text, to: &writers[k])
                 }
             }
-            send(&writers[0])
-            // In pieces the size of the output's own buffer, which then stays small.
-            var offset = 0
-            while offset < writers[1].count {
-                let n = min(1 << 16, writers[1].count - offset)
-                output.write(UnsafeBufferPointer(start: writers[1].base + offset, count: n))
-                offset += n
+            guard blocks >= 4 else {
+                for b in 0..<blocks { write(block: b, into: 0); send(0) }
+                return
             }
-            writers[1].removeAll()
+            // A large book's odd blocks are written on the other core, into
+            // two buffers in turn; this thread writes the even ones and sends
+            // each block out in order.
+            let ready = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+            let free = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 1)]
+            let done = DispatchSemaphore(value: 0)
+            let shared = UncheckedSendable((self, writers, spans, id, text, blocks, ready, free, done))
+            DispatchQueue.global().async {
+                let (chunker, writers, spans, id, text, blocks, ready, free, done) = shared.value
+                for b in stride(from: 1, to: blocks, by: 2) {
+                    let k = 1 + (b / 2) % 2
+                    free[k - 1].wait()
+                    for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
+                        chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[k])
+                    }
+                    ready[k - 1].signal()
+                }
+                done.signal()
+            }
+            for b in 0..<blocks {
+                if b % 2 == 0 {
+                    write(block: b, into: 0)
+                    send(0)
+                } else {
+                    let k = 1 + (b / 2) % 2
+                    ready[k - 1].wait()
+                    send(k)
+                    free[k - 1].signal()
+                }
+            }
+            done.wait()
         }
     }
 
-    /// Chunk lines being written: one that is sent as it fills, one for the other core. Kept across books.
-    var writers = [ByteWriter(), ByteWriter()]
+    /// Chunks per block when two threads write a book's records.
+    static let block = 256
+
+    /// Chunk lines being written: this thread's, and two for the other core. Kept across books.
+    var writers = [ByteWriter(), ByteWriter(), ByteWriter()]
 
     deinit {
         writers.forEach { $0.deallocate() }

@@ -20,6 +20,7 @@ struct LargeMemory {
     private var mapped: Int
     /// Whether growing keeps `base` up to `mapped` bytes.
     private(set) var isReserved = false
+    private let hugePages: Bool
 
     /// Reserving address space is for processes without a limit on it.
     static let mayReserve: Bool = {
@@ -29,14 +30,15 @@ struct LargeMemory {
     }()
 
     /// At least `bytes` usable bytes, in room for `reserve` (0: no reservation).
-    init(_ bytes: Int, reserve: Int = 0) {
-        if reserve > bytes && LargeMemory.mayReserve, let reserved = LargeMemory.map(LargeMemory.round(reserve), PROT_NONE) {
+    init(_ bytes: Int, reserve: Int = 0, hugePages: Bool = true) {
+        self.hugePages = hugePages
+        if reserve > bytes && LargeMemory.mayReserve, let reserved = LargeMemory.map(LargeMemory.round(reserve), PROT_NONE, hugePages) {
             base = reserved
             mapped = LargeMemory.round(reserve)
             isReserved = true
         } else {
             mapped = LargeMemory.round(max(bytes, 1))
-            guard let plain = LargeMemory.map(mapped, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(mapped) }
+            guard let plain = LargeMemory.map(mapped, PROT_READ | PROT_WRITE, hugePages) else { LargeMemory.outOfMemory(mapped) }
             base = plain
             size = mapped
         }
@@ -60,7 +62,7 @@ struct LargeMemory {
             return
         }
         let newSize = LargeMemory.round(max(bytes, size * 2))
-        guard let newBase = LargeMemory.map(newSize, PROT_READ | PROT_WRITE) else { LargeMemory.outOfMemory(newSize) }
+        guard let newBase = LargeMemory.map(newSize, PROT_READ | PROT_WRITE, hugePages) else { LargeMemory.outOfMemory(newSize) }
         newBase.copyMemory(from: base, byteCount: used)
         munmap(base, mapped)
         base = newBase
@@ -77,7 +79,7 @@ struct LargeMemory {
     }
 
     /// A 2 MiB-aligned mapping of `size` bytes (a multiple of 2 MiB), or nil.
-    private static func map(_ size: Int, _ protection: Int32) -> UnsafeMutableRawPointer? {
+    private static func map(_ size: Int, _ protection: Int32, _ hugePages: Bool) -> UnsafeMutableRawPointer? {
         let flags = MAP_PRIVATE | MAP_ANONYMOUS | (protection == PROT_NONE ? MAP_NORESERVE : 0)
         guard let raw = mmap(nil, size + alignment, protection, flags, -1, 0), raw != MAP_FAILED else { return nil }
         let address = Int(bitPattern: raw)
@@ -86,7 +88,7 @@ struct LargeMemory {
         let base = UnsafeMutableRawPointer(bitPattern: aligned)!
         let tail = address + size + alignment - (aligned + size)
         if tail > 0 { munmap(base + size, tail) }
-        _ = madvise(base, size, 14)  // MADV_HUGEPAGE; a kernel without it says EINVAL, which is fine
+        if hugePages { _ = madvise(base, size, 14) }  // MADV_HUGEPAGE; a kernel without it says EINVAL, which is fine
         return base
     }
 }

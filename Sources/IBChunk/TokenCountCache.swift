@@ -26,12 +26,12 @@ struct TokenCountCache {
 
     /// Frees the storage when the last copy goes.
     private final class Owner {
-        let table: LargeMemory
+        let table: UnsafeMutableRawPointer
         var overflow: UnsafeMutablePointer<UInt8>
-        init(_ table: LargeMemory, _ overflow: UnsafeMutablePointer<UInt8>) {
+        init(_ table: UnsafeMutableRawPointer, _ overflow: UnsafeMutablePointer<UInt8>) {
             self.table = table; self.overflow = overflow
         }
-        deinit { table.deallocate(); free(overflow) }
+        deinit { free(table); free(overflow) }
     }
 
     init(shortCapacity: Int = 1 << 15, capacity: Int = 1 << 15) {
@@ -40,10 +40,11 @@ struct TokenCountCache {
         // Written once now: a table first read as the kernel's zero page costs a
         // TLB shootdown on every core at each first write.
         let bytes = shortCapacity * 8 + capacity * 16
-        let table = LargeMemory(bytes)
-        memset(table.base, 0, bytes)
-        short = table.base.assumingMemoryBound(to: UInt64.self)
-        slots = (table.base + shortCapacity * 8).assumingMemoryBound(to: UInt64.self)
+        // Ordinary pages, not a huge one: 768 KiB to clear rather than 2 MiB.
+        let table = malloc(bytes)!
+        memset(table, 0, bytes)
+        short = table.assumingMemoryBound(to: UInt64.self)
+        slots = (table + shortCapacity * 8).assumingMemoryBound(to: UInt64.self)
         overflowCapacity = 1 << 16
         overflow = malloc(overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
         owner = Owner(table, overflow)
@@ -52,7 +53,7 @@ struct TokenCountCache {
     /// Becomes a copy of `other` (of the same capacities), which no thread may be changing.
     mutating func copy(_ other: TokenCountCache) {
         precondition(shortCapacity == other.shortCapacity && capacity == other.capacity)
-        owner.table.base.copyMemory(from: other.owner.table.base, byteCount: shortCapacity * 8 + capacity * 16)
+        owner.table.copyMemory(from: other.owner.table, byteCount: shortCapacity * 8 + capacity * 16)
         if overflowCapacity < other.overflowCount {
             overflowCapacity = other.overflowCapacity
             overflow = realloc(overflow, overflowCapacity + 8)!.assumingMemoryBound(to: UInt8.self)
