@@ -1230,6 +1230,7 @@ struct KnnBlk {
   signed char eI8;        /* vectors_i8: 0 NULL, 1 usable, -1 wrong length */
   signed char eBits;      /* bits: the same */
   unsigned char hasScales;/* scales present with count values */
+  unsigned char bScored;  /* binary: its scores are in KnnSearch.aScore */
 };
 
 typedef struct KnnVtab KnnVtab;
@@ -1436,7 +1437,7 @@ static void knnPoolCompact(KnnSearch *s){
 }
 
 /* Scores a block's quantised copy (int8 or bits) into the candidate pool. */
-static int knnScoreQuant(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nIdx){
+static int knnScoreQuant(KnnSearch *s, KnnBlk *b, const int *aIdx, int nIdx){
   int dim = s->dim, i, rc, first = aIdx[0], last = aIdx[nIdx-1];
   int nSpan = last-first+1;
   int per = s->eMode==KNN_INT8 ? dim : s->nQBits;
@@ -1454,13 +1455,17 @@ static int knnScoreQuant(KnnSearch *s, const KnnBlk *b, const int *aIdx, int nId
     if( rc ) return rc;
     s->K->xBitBatch(s->q16, s->aQBuf, nSpan, per, s->aI8Dot);
     if( s->aScore ){
-      /* record the scores; the pool is taken once all are known */
-      int32_t *aSc = s->aScore + b->iFirst;
-      for(i=0; i<nIdx; i++){
-        int32_t v = s->aI8Dot[aIdx[i]-first];
-        aSc[aIdx[i]] = v;
-        s->aHist[v + s->nHistOff]++;
+      /* record the scores (INT32_MIN: filtered out); the pool is taken once
+      ** all are known */
+      int32_t *aSc = s->aScore + b->iFirst, *aHist = s->aHist + s->nHistOff;
+      if( nIdx==b->count ){
+        memcpy(aSc, s->aI8Dot, sizeof(int32_t)*(size_t)nIdx);
+      }else{
+        for(i=0; i<b->count; i++) aSc[i] = INT32_MIN;
+        for(i=0; i<nIdx; i++) aSc[aIdx[i]] = s->aI8Dot[aIdx[i]-first];
       }
+      for(i=0; i<nIdx; i++) aHist[s->aI8Dot[aIdx[i]-first]]++;
+      b->bScored = 1;
       return SQLITE_OK;
     }
   }
@@ -1500,10 +1505,10 @@ static void knnBinaryPool(KnnSearch *s){
   for(i=0; i<s->nBlk; i++){
     const KnnBlk *b = &s->aBlk[i];
     const int32_t *aSc = s->aScore + b->iFirst;
-    if( b->eBits<=0 ) continue;
+    if( !b->bScored ) continue;
     for(j=0; j<b->count; j++){
       KnnHit h;
-      if( aSc[j]<thr ) continue;  /* also the vectors not scored: INT32_MIN */
+      if( aSc[j]<thr ) continue;  /* also the vectors filtered out: INT32_MIN */
       h.dist = -(double)aSc[j];
       h.blockId = b->id; h.idx = j; h.iBook = b->iBook;
       h.iBlk = i; h.key = 0; h.endPage = 0;
@@ -1700,7 +1705,7 @@ static int knnScratch(KnnSearch *s, int count){
 }
 
 /* Phase 2 for one block: the page filter, inside the scan, then scoring. */
-static int knnBlock(KnnSearch *s, const KnnBlk *b){
+static int knnBlock(KnnSearch *s, KnnBlk *b){
   int nIdx = 0, i, rc, count = b->count;
   rc = knnScratch(s, count);
   if( rc ) return rc;
@@ -1804,6 +1809,7 @@ static int knnCollect(KnnSearch *s, sqlite3_stmt *pStmt, sqlite3_int64 maxPage,
              : nBits==count*((dim+7)/8) ? 1 : -1;
     b->hasScales = sqlite3_column_type(pStmt, BK_LSCALES)!=SQLITE_NULL
                 && sqlite3_column_int64(pStmt, BK_LSCALES)==count*4;
+    b->bScored = 0;
     s->nBlk++;
   }
   if( rc!=SQLITE_DONE ){
@@ -2199,7 +2205,6 @@ static int knnFilter(sqlite3_vtab_cursor *pCursor, int idxNum, const char *idxSt
       s.aScore = sqlite3_malloc64(sizeof(int32_t)*(sqlite3_uint64)nVec);
       s.aHist = sqlite3_malloc64(sizeof(int32_t)*(2*(sqlite3_uint64)s.nHistOff+1));
       if( s.aScore==0 || s.aHist==0 ){ rc = SQLITE_NOMEM; goto done; }
-      for(i=0; i<nVec; i++) s.aScore[i] = INT32_MIN;
       memset(s.aHist, 0, sizeof(int32_t)*(2*(size_t)s.nHistOff+1));
     }
     rc = knnScanBlocks(&s);
