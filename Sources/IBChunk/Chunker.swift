@@ -51,18 +51,21 @@ public final class Chunker {
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
         }
-        return spans(text).map { span in
-            let (startPage, endPage, startOffset, endOffset) = place(span, text)
+        let units = makeUnitsInParallel(text.bytes)
+        return cut(units, text.bytes).map { span in
+            let end = units.end(span.lastUnit, text.bytes)
+            let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
             return ChunkRecord(
                 bookID: bookID, index: span.index, startPage: startPage, endPage: endPage,
                 startOffset: startOffset, endOffset: endOffset, tokenCount: span.tokenCount,
-                text: String(decoding: UnsafeBufferPointer(rebasing: text.bytes[span.start..<span.end]), as: UTF8.self))
+                text: String(decoding: UnsafeBufferPointer(rebasing: text.bytes[span.start..<end]), as: UTF8.self))
         }
     }
 
     /// Writes the chunk records of one book, as `chunks` makes them, to `output`.
     func writeChunks(bookID: String, text: BookText, units: Units? = nil, to output: OutputStream) {
-        let spans = units.map { cut($0, text.bytes) } ?? spans(text)
+        let units = units ?? makeUnitsInParallel(text.bytes)
+        let spans = cut(units, text.bytes)
         guard !spans.isEmpty else { return }
         var id: [UInt8] = []
         JSON.writeString(bookID, to: &id)
@@ -75,7 +78,7 @@ public final class Chunker {
             }
             func write(block b: Int, into k: Int) {
                 for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                    writeChunk(spans[n], bookID: id, text: text, to: &writers[k])
+                    writeChunk(spans[n], units, bookID: id, text: text, to: &writers[k])
                 }
             }
             guard blocks >= 4 else {
@@ -88,14 +91,14 @@ public final class Chunker {
             let ready = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
             let free = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 1)]
             let done = DispatchSemaphore(value: 0)
-            let shared = UncheckedSendable((self, writers, spans, id, text, blocks, ready, free, done))
+            let shared = UncheckedSendable((self, writers, spans, units, id, text, blocks, ready, free, done))
             DispatchQueue.global().async {
-                let (chunker, writers, spans, id, text, blocks, ready, free, done) = shared.value
+                let (chunker, writers, spans, units, id, text, blocks, ready, free, done) = shared.value
                 for b in stride(from: 1, to: blocks, by: 2) {
                     let k = 1 + (b / 2) % 2
                     free[k - 1].wait()
                     for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                        chunker.writeChunk(spans[n], bookID: id, text: text, to: &writers[k])
+                        chunker.writeChunk(spans[n], units, bookID: id, text: text, to: &writers[k])
                     }
                     ready[k - 1].signal()
                 }
@@ -129,8 +132,10 @@ public final class Chunker {
     }
 
     /// One chunk record line, as ChunkRecord.write writes it.
-    func writeChunk(_ span: Span, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
-        let (startPage, endPage, startOffset, endOffset) = place(span, text)
+    func writeChunk(_ span: Span, _ units: Units, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
+        // The end is found here rather than in `cut`: the text is read here anyway.
+        let end = units.end(span.lastUnit, text.bytes)
+        let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
         out.append("{\"type\":\"chunk\",\"book_id\":")
         bookID.withUnsafeBufferPointer { out.append($0) }
         out.append(",\"index\":"); out.append(span.index)
@@ -140,24 +145,18 @@ public final class Chunker {
         out.append(",\"end_offset\":"); out.append(endOffset)
         out.append(",\"token_count\":"); out.append(span.tokenCount)
         out.append(",\"text\":")
-        out.appendJSONString(text.base + span.start, span.end - span.start)
+        out.appendJSONString(text.base + span.start, end - span.start)
         out.append("}\n")
     }
 
     /// A chunk's pages and scalar offsets.
-    func place(_ span: Span, _ text: BookText) -> (startPage: Int, endPage: Int, startOffset: Int, endOffset: Int) {
+    func place(_ start: Int, _ end: Int, _ text: BookText) -> (startPage: Int, endPage: Int, startOffset: Int, endOffset: Int) {
         let starts = text.pageStarts
-        let startPage = pageIndex(containing: span.start, starts)
-        let endPage = pageIndex(containing: span.end - 1, starts)
+        let startPage = pageIndex(containing: start, starts)
+        let endPage = pageIndex(containing: end - 1, starts)
         return (text.pageNumbers[startPage], text.pageNumbers[endPage],
-                Bytes.scalarCount(text.base, from: starts[startPage], to: span.start),
-                Bytes.scalarCount(text.base, from: starts[endPage], to: span.end))
-    }
-
-    /// The book's chunks as byte spans of its text.
-    func spans(_ text: BookText) -> [Span] {
-        let b = text.bytes
-        return cut(makeUnitsInParallel(b), b)
+                Bytes.scalarCount(text.base, from: starts[startPage], to: start),
+                Bytes.scalarCount(text.base, from: starts[endPage], to: end))
     }
 
     /// Texts above this size are cut into units on both cores.
@@ -454,11 +453,11 @@ public final class Chunker {
         }
     }
 
-    /// A chunk: bytes [start, end) of the book text.
+    /// A chunk: from byte `start` of the book text to the end of unit `lastUnit`.
     struct Span {
         var index: Int
         var start: Int
-        var end: Int
+        var lastUnit: Int
         var tokenCount: Int
     }
 
@@ -513,7 +512,7 @@ public final class Chunker {
             }
             let endTotal = units.prefix(e)
             let tokens = Int(endTotal - base)
-            spans.append(Span(index: spans.count, start: units.start(s), end: units.end(e - 1, b),
+            spans.append(Span(index: spans.count, start: units.start(s), lastUnit: e - 1,
                               tokenCount: options.unit == .tokens ? tokens + 2 : tokens))
             if e >= n { break }
             // Step back for the overlap, but always move forward. Within the
