@@ -100,11 +100,14 @@ enum Bytes {
         ~(((x & ~highs) &+ ~highs) | x | ~highs)
     }
 
-    /// High bit set in each byte that is below 0x20, a '"' or a '\' (JSON string specials).
+    /// The lowest byte flagged is the first byte below 0x20, '"' or '\' (bytes
+    /// above it may be flagged wrongly, by borrows): cheaper than jsonSpecials.
     @inline(__always)
-    static func jsonSpecials(_ x: UInt64) -> UInt64 {
-        let control = zeroBytes(x & 0xE0E0_E0E0_E0E0_E0E0)  // byte < 0x20
-        return control | zeroBytes(x ^ 0x2222_2222_2222_2222) | zeroBytes(x ^ 0x5C5C_5C5C_5C5C_5C5C)
+    static func jsonSpecialsFirst(_ x: UInt64) -> UInt64 {
+        let quote = x ^ 0x2222_2222_2222_2222, backslash = x ^ 0x5C5C_5C5C_5C5C_5C5C
+        return ((x &- 0x2020_2020_2020_2020) & ~x
+            | (quote &- ones) & ~quote
+            | (backslash &- ones) & ~backslash) & highs
     }
 
     /// How many UTF-8 continuation bytes are in [from, to).

@@ -69,24 +69,30 @@ struct ByteWriter {
 
     /// Bytes of valid UTF-8 as a JSON string, escaped as JSON.writeString does.
     mutating func appendJSONString(_ p: UnsafePointer<UInt8>, _ n: Int) {
-        reserve(n * 6 + 2)
+        reserve(n * 6 + 16)
         let out = base
         var w = count
         out[w] = 0x22; w += 1
         var i = 0
         while i < n {
-            // Copy up to the next byte that needs escaping, 8 at a time.
-            var run = i
-            while run + 8 <= n {
-                let special = Bytes.jsonSpecials(Bytes.load(p + run))
-                if special != 0 { run += special.trailingZeroBitCount >> 3; break }
-                run += 8
+            // Copy up to the next byte that needs escaping, 8 at a time: whole
+            // words are stored (there is room) and the count advanced past the run.
+            while i + 8 <= n {
+                let x = Bytes.load(p + i)
+                UnsafeMutableRawPointer(out + w).storeBytes(of: x.littleEndian, as: UInt64.self)
+                let special = Bytes.jsonSpecialsFirst(x)
+                if special != 0 {
+                    let k = special.trailingZeroBitCount >> 3
+                    i += k
+                    w += k
+                    break
+                }
+                i += 8
+                w += 8
             }
-            if run + 8 > n {
-                while run < n, p[run] >= 0x20, p[run] != 0x22, p[run] != 0x5C { run += 1 }
+            if i + 8 > n {
+                while i < n, p[i] >= 0x20, p[i] != 0x22, p[i] != 0x5C { out[w] = p[i]; i += 1; w += 1 }
             }
-            if run > i { (out + w).update(from: p + i, count: run - i); w += run - i }
-            i = run
             guard i < n else { break }
             let byte = p[i]
             i += 1

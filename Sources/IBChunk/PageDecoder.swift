@@ -73,7 +73,7 @@ struct PageDecoder {
                 if key == PageDecoder.pageKey { page = value }
             case PageDecoder.label, PageDecoder.sectionTitle:
                 if p[i] == UInt8(ascii: "\"") {
-                    let length = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n - i) { scratch in
+                    let length = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n - i + 8) { scratch in
                         PageDecoder.string(p, n, &i, scratch.baseAddress!)
                     }
                     guard length != nil else { return fail() }
@@ -147,41 +147,43 @@ struct PageDecoder {
     }
 
     /// Decodes the JSON string whose opening quote is at `i` into `out`
-    /// (room for the raw length assumed), checking it as the general parser
+    /// (room for the raw length and 8 bytes more assumed: BookText's padding), checking it as the general parser
     /// does; returns the decoded length, or nil for anything it would reject.
     static func string(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ out: UnsafeMutablePointer<UInt8>) -> Int? {
         var r = i + 1
         var w = 0
         while true {
             // Copy the run up to the next quote, backslash or control byte, checking any UTF-8 in it.
+            // Whole 8-byte words are stored as read (out has 8 bytes to spare) and
+            // the count then advanced past the bytes that belong to the run.
             let runStart = r
-            var ascii = true
+            var high: UInt64 = 0
             while r + 8 <= n {
                 let x = Bytes.load(p + r)
-                let special = Bytes.jsonSpecials(x)
+                UnsafeMutableRawPointer(out + w).storeBytes(of: x.littleEndian, as: UInt64.self)
+                let special = Bytes.jsonSpecialsFirst(x)
                 if special != 0 {
                     let k = special.trailingZeroBitCount >> 3
-                    if x & Bytes.highs & ((1 &<< (UInt64(k) &* 8)) &- 1) != 0 { ascii = false }
+                    high |= x & Bytes.highs & ((1 &<< (UInt64(k) &* 8)) &- 1)
                     r += k
+                    w += k
                     break
                 }
-                if x & Bytes.highs != 0 { ascii = false }
+                high |= x & Bytes.highs
                 r += 8
+                w += 8
             }
             if r + 8 > n {
                 while r < n {
                     let c = p[r]
                     if c < 0x20 || c == 0x22 || c == 0x5C { break }
-                    if c >= 0x80 { ascii = false }
+                    high |= UInt64(c & 0x80)
+                    out[w] = c
                     r += 1
+                    w += 1
                 }
             }
-            let run = r - runStart
-            if run > 0 {
-                if !ascii && !Bytes.isValidUTF8(p + runStart, run) { return nil }
-                (out + w).update(from: p + runStart, count: run)
-                w += run
-            }
+            if high != 0 && !Bytes.isValidUTF8(p + runStart, r - runStart) { return nil }
             guard r < n else { return nil }
             let c = p[r]
             if c == 0x22 { i = r + 1; return w }
