@@ -352,25 +352,30 @@ public final class Chunker {
             var h: UInt64 = 0, first: UInt64 = 0
             if hashing && i - start <= TokenCountCache.maxKeyBytes {
                 (first, h) = TokenCountCache.key(p + start, i - start)
-                touched &+= cache.touch(h, i - start)
             }
             pending[pendingCount] = Pending(start: start, end: i, first: first, hash: h, strength: strength,
                                             ideograph: ideograph, plain: plain)
             pendingCount += 1
             if pendingCount == Chunker.batch {
-                addPending(pending, pendingCount, &units, b, &cache)
+                touched &+= addPending(pending, pendingCount, &units, b, &cache)
                 pendingCount = 0
             }
             prevRunEndsSentence = ideograph ? false : TextScan.endsSentenceQuick(b, start, i)
             newlines = 0
         }
-        addPending(pending, pendingCount, &units, b, &cache)
+        touched &+= addPending(pending, pendingCount, &units, b, &cache)
         return touched
     }
 
     /// Counts the pending runs and adds their units.
     func addPending(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ units: inout UnitWriter, _ b: UnsafeBufferPointer<UInt8>,
-                    _ cache: inout TokenCountCache) {
+                    _ cache: inout TokenCountCache) -> UInt64 {
+        // First load every run's slot in one go, so that the CPU waits for
+        // the misses together rather than one after another.
+        var touched: UInt64 = 0
+        if tokenizer != nil {
+            for k in 0..<n { touched &+= cache.touch(pending[k].hash, pending[k].end - pending[k].start) }
+        }
         let tokenizer = self.tokenizer
         let budget = self.budget
         for k in 0..<n {
@@ -392,6 +397,7 @@ public final class Chunker {
                 addLongRun(run.start, run.end, run.strength, &units, b, &cache)
             }
         }
+        return touched
     }
 
     /// The boundary in front of a unit: the first is a paragraph start.
