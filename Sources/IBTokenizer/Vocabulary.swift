@@ -72,13 +72,46 @@ public struct Vocabulary: Sendable {
         return h ^ (h >> 29)
     }
 
+    /// The FNV state after "##", for continuation pieces.
+    static let continuationSeed = mix(mix(fnvOffset, 0x23), 0x23)
+
     /// The id of `piece`, or of "##" + `piece` when `continuation` is set.
     @inline(__always)
     public func id(of piece: UnsafeBufferPointer<UInt8>, continuation: Bool) -> Int32? {
-        let prefix = continuation ? 2 : 0
         // Hash as if "##" had been prepended, without building the string.
-        let seed = continuation ? Vocabulary.mix(Vocabulary.mix(Vocabulary.fnvOffset, 0x23), 0x23) : Vocabulary.fnvOffset
-        let h = Vocabulary.hash(piece, seed: seed)
+        let seed = continuation ? Vocabulary.continuationSeed : Vocabulary.fnvOffset
+        return find(Vocabulary.hash(piece, seed: seed), piece, continuation: continuation)
+    }
+
+    /// The longest piece of `word` from `start` on that is in the vocabulary
+    /// (as "##" + piece when `continuation`): its id and where it ends. The
+    /// same as trying id(of:) on ever shorter pieces, with each length's hash
+    /// taken from one pass over the bytes.
+    public func longestPiece(of word: UnsafeBufferPointer<UInt8>, from start: Int, continuation: Bool) -> (id: Int32, end: Int)? {
+        let n = word.count - start
+        guard n > 0 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { states -> (id: Int32, end: Int)? in
+            var h = continuation ? Vocabulary.continuationSeed : Vocabulary.fnvOffset
+            for k in 0..<n {
+                h = Vocabulary.mix(h, word[start + k])
+                states[k] = h
+            }
+            var length = n
+            while length > 0 {
+                let state = states[length - 1]
+                if let id = find(state ^ (state >> 29), UnsafeBufferPointer(rebasing: word[start..<start + length]), continuation: continuation) {
+                    return (id, start + length)
+                }
+                length -= 1
+            }
+            return nil
+        }
+    }
+
+    /// The id of `piece` (after "##" when `continuation`), given its hash.
+    @inline(__always)
+    private func find(_ h: UInt64, _ piece: UnsafeBufferPointer<UInt8>, continuation: Bool) -> Int32? {
+        let prefix = continuation ? 2 : 0
         var slot = Int(truncatingIfNeeded: h) & mask
         return storage.withUnsafeBufferPointer { s -> Int32? in
             while true {

@@ -169,17 +169,13 @@ public final class WordPieceTokenizer: Sendable {
             var count = 0
             var start = 0
             while start < word.count {
-                var end = word.count
-                var match: Int32? = nil
-                while end > start {
-                    if let id = vocabulary.id(of: UnsafeBufferPointer(rebasing: word[start..<end]), continuation: start > 0) {
-                        match = id; break
-                    }
-                    end -= 1
-                }
-                guard let id = match else { emit(unkID); return }
-                pieces[count] = id; count += 1
-                start = end
+                // The longest piece from `start` (the whole word is known not to be one).
+                let piece = start == 0
+                    ? vocabulary.longestPiece(of: UnsafeBufferPointer(rebasing: word[0..<word.count - 1]), from: 0, continuation: false)
+                    : vocabulary.longestPiece(of: word, from: start, continuation: true)
+                guard let piece else { emit(unkID); return }
+                pieces[count] = piece.id; count += 1
+                start = piece.end
             }
             for i in 0..<count { emit(pieces[i]) }
         }
