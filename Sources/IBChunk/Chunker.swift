@@ -170,7 +170,7 @@ public final class Chunker {
         var state = UnitState()
         guard b.count >= Chunker.parallelThreshold else {
             touched &+= makeUnits(b, 0..<b.count, &caches.pointee, &first, &state)
-            return Units(storage, firstCount: first.count)
+            return Units(storage, first)
         }
         let cut = Chunker.wordBoundary(b, from: b.count / 2)
         var second = UnitWriter(storage, base: cut + 1)
@@ -219,7 +219,7 @@ public final class Chunker {
             for i in cut..<Int(second.start[0]) where b[i] == 0x0A { newlines += 1 }
             second.before[0] = Chunker.boundary(first.count, newlines, state.prevRunEndsSentence)
         }
-        let units = Units(storage, firstCount: first.count, secondBase: second.start - storage.start, secondCount: second.count)
+        let units = Units(storage, first, second)
         applyHistoricalSplit(units, b)
         return units
     }
@@ -472,30 +472,25 @@ public final class Chunker {
         guard n > 0 else { return [] }
         let budget = self.budget
         let overlap = options.overlap
-        let minimumTokens = (0...4).map { Int32((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
+        let minimumTokens = (0...4).map { Int((Chunker.minimumFill(BoundaryStrength(rawValue: UInt8($0))!) * Double(budget)).rounded(.up)) }
         let paragraphMinimum = minimumTokens[Int(BoundaryStrength.paragraph.rawValue)]
         var spans: [Span] = []
+        // filled[j]: the tokens of units s..<s+j, for the chunk starting at s.
+        var filled: [Int] = []
         var s = 0
         while s < n {
-            // The furthest end that fits: first in growing steps, then by
-            // halves (the totals are in order; a plain binary search over the
-            // whole book would miss the CPU's caches at every step).
-            let base = units.prefix(s)
-            var lo = s + 1, hi = n
-            var step = 64
-            while lo < hi {
-                let next = min(hi, lo + step)
-                if Int(units.prefix(next) - base) <= budget {
-                    lo = next
-                    step *= 2
-                } else {
-                    hi = next - 1
-                    break
-                }
-            }
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if Int(units.prefix(mid) - base) <= budget { lo = mid } else { hi = mid - 1 }
+            // The furthest end that fits (at least one unit).
+            filled.removeAll(keepingCapacity: true)
+            filled.append(0)
+            var total = units.tokens(s)
+            filled.append(total)
+            var lo = s + 1
+            while lo < n {
+                let next = total + units.tokens(lo)
+                if next > budget { break }
+                total = next
+                lo += 1
+                filled.append(total)
             }
             var e = lo
             if e < n {
@@ -505,30 +500,29 @@ public final class Chunker {
                 var k = e
                 while k > s + 1 {
                     let strength = units.before(k)
-                    let filled = units.prefix(k) - base
-                    if (bestEnd < 0 || strength > bestStrength) && filled >= minimumTokens[Int(strength.rawValue)] {
+                    let fill = filled[k - s]
+                    if (bestEnd < 0 || strength > bestStrength) && fill >= minimumTokens[Int(strength.rawValue)] {
                         bestStrength = strength
                         bestEnd = k
                         if strength == .paragraph { break }
                     }
-                    if bestStrength >= .word && filled < paragraphMinimum { break }
+                    if bestStrength >= .word && fill < paragraphMinimum { break }
                     k -= 1
                 }
                 if bestEnd >= 0 { e = bestEnd }
             }
-            let endTotal = units.prefix(e)
-            let tokens = Int(endTotal - base)
+            let endTotal = filled[e - s]
             spans.append(Span(index: spans.count, start: units.start(s), lastUnit: e - 1,
-                              tokenCount: options.unit == .tokens ? tokens + 2 : tokens))
+                              tokenCount: options.unit == .tokens ? endTotal + 2 : endTotal))
             if e >= n { break }
             // Step back for the overlap, but always move forward. Within the
             // overlap, prefer starting at a sentence or line, if that keeps
             // at least half of it.
             var next = e
-            while next > s + 1 && Int(endTotal - units.prefix(next - 1)) <= overlap { next -= 1 }
+            while next > s + 1 && endTotal - filled[next - 1 - s] <= overlap { next -= 1 }
             var aligned = next
             while aligned < e && units.before(aligned) < .sentence { aligned += 1 }
-            if aligned < e && 2 * Int(endTotal - units.prefix(aligned)) >= overlap { next = aligned }
+            if aligned < e && 2 * (endTotal - filled[aligned - s]) >= overlap { next = aligned }
             s = max(next, s + 1)
         }
         return spans

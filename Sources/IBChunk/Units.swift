@@ -16,30 +16,31 @@ enum BoundaryStrength: UInt8, Comparable {
 }
 
 /// Where a book's units are kept, reused from book to book: each unit's
-/// first byte, the boundary in front of it, and running token totals.
-/// A unit's end is not stored: it is where the next piece of the same run
-/// starts, else the end of its run (see `Units.end`).
+/// first byte, the boundary in front of it, and its tokens (one byte; 255
+/// means "see the writer's `large` list"). A unit's end is not stored: it is
+/// where the next piece of the same run starts, else the end of its run (see
+/// `Units.end`). Six bytes a unit: fresh memory is costly to a short process.
 final class UnitStorage {
     /// Room for a unit per byte of a book under 2 GiB.
     static let maxUnits = Int(Int32.max) + 8
     private var starts = LargeMemory(0, reserve: maxUnits * 4)
     private var boundaries = LargeMemory(0, reserve: maxUnits)
-    private var totals = LargeMemory(0, reserve: (maxUnits + 1) * 4)
+    private var counts = LargeMemory(0, reserve: maxUnits)
     var start: UnsafeMutablePointer<Int32> { starts.base.assumingMemoryBound(to: Int32.self) }
     var before: UnsafeMutablePointer<BoundaryStrength> { boundaries.base.assumingMemoryBound(to: BoundaryStrength.self) }
-    var prefix: UnsafeMutablePointer<Int32> { totals.base.assumingMemoryBound(to: Int32.self) }
+    var tokens: UnsafeMutablePointer<UInt8> { counts.base.assumingMemoryBound(to: UInt8.self) }
 
     /// Makes room for units at indices 0..<n, keeping the first `kept`.
     func reserve(_ n: Int, keeping kept: Int) {
         starts.ensure(n * 4, keeping: kept * 4)
         boundaries.ensure(n, keeping: kept)
-        totals.ensure((n + 1) * 4, keeping: (kept + 1) * 4)
+        counts.ensure(n, keeping: kept)
     }
 
     /// Whether reserve never moves the units (see LargeMemory).
-    var isStable: Bool { starts.isReserved && boundaries.isReserved && totals.isReserved }
+    var isStable: Bool { starts.isReserved && boundaries.isReserved && counts.isReserved }
 
-    deinit { starts.deallocate(); boundaries.deallocate(); totals.deallocate() }
+    deinit { starts.deallocate(); boundaries.deallocate(); counts.deallocate() }
 }
 
 /// Where a pass over the text stands between runs: newlines in the current
@@ -55,58 +56,61 @@ struct UnitState {
 struct UnitWriter {
     let start: UnsafeMutablePointer<Int32>
     let before: UnsafeMutablePointer<BoundaryStrength>
-    let prefix: UnsafeMutablePointer<Int32>
+    let tokens: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
+    /// Units of 255 tokens or more (only with very large chunk sizes): index and tokens.
+    private(set) var large: [(index: Int, tokens: Int)] = []
 
     init(_ storage: UnitStorage, base: Int) {
         start = storage.start + base
         before = storage.before + base
-        prefix = storage.prefix + base
-        prefix[0] = 0
-    }
-
-    /// The same units after the storage moved.
-    init(_ storage: UnitStorage, base: Int, count: Int) {
-        start = storage.start + base
-        before = storage.before + base
-        prefix = storage.prefix + base
-        self.count = count
+        tokens = storage.tokens + base
     }
 
     @inline(__always)
     mutating func append(_ s: Int, _ t: Int, _ b: BoundaryStrength) {
         start[count] = Int32(truncatingIfNeeded: s)
         before[count] = b
-        prefix[count + 1] = prefix[count] &+ Int32(truncatingIfNeeded: t)
+        if t < 255 {
+            tokens[count] = UInt8(truncatingIfNeeded: t)
+        } else {
+            tokens[count] = 255
+            large.append((count, t))
+        }
         count += 1
     }
 }
 
-/// A book's units, made in one or two parts: the second part's units sit at
-/// `secondBase` in the storage, with totals that start again from 0.
+/// A book's units, made in one or two parts: the second part's units sit
+/// elsewhere in the storage (`secondBase`).
 struct Units {
     let start: UnsafePointer<Int32>
     let before: UnsafePointer<BoundaryStrength>
-    let prefix: UnsafePointer<Int32>
+    let counts: UnsafePointer<UInt8>
     let count: Int
     let firstCount: Int
     let secondBase: Int
-    let firstTotal: Int32
+    /// Tokens of the units that have 255 or more, by (logical) index.
+    let large: [Int: Int]
 
-    init(_ storage: UnitStorage, firstCount: Int, secondBase: Int = 0, secondCount: Int = 0) {
-        start = UnsafePointer(storage.start); before = UnsafePointer(storage.before); prefix = UnsafePointer(storage.prefix)
-        self.firstCount = firstCount
-        self.secondBase = secondBase
-        count = firstCount + secondCount
-        firstTotal = prefix[firstCount]
+    init(_ storage: UnitStorage, _ first: UnitWriter, _ second: UnitWriter? = nil) {
+        start = UnsafePointer(storage.start); before = UnsafePointer(storage.before); counts = UnsafePointer(storage.tokens)
+        firstCount = first.count
+        secondBase = second.map { $0.start - storage.start } ?? 0
+        count = first.count + (second?.count ?? 0)
+        var large: [Int: Int] = [:]
+        for (index, tokens) in first.large { large[index] = tokens }
+        for (index, tokens) in second?.large ?? [] { large[first.count + index] = tokens }
+        self.large = large
     }
 
     @inline(__always) func index(_ i: Int) -> Int { i < firstCount ? i : i &- firstCount &+ secondBase }
     @inline(__always) func start(_ i: Int) -> Int { Int(start[index(i)]) }
     @inline(__always) func before(_ i: Int) -> BoundaryStrength { before[index(i)] }
-    /// Tokens of units 0..<i.
-    @inline(__always) func prefix(_ i: Int) -> Int32 {
-        i <= firstCount ? prefix[i] : prefix[secondBase &+ i &- firstCount] &+ firstTotal
+    /// Tokens of unit i.
+    @inline(__always) func tokens(_ i: Int) -> Int {
+        let t = counts[index(i)]
+        return t < 255 ? Int(t) : large[i]!
     }
 
     /// Where unit i ends: where the next piece of its run starts, else where its run (or ideograph) does.
