@@ -74,6 +74,19 @@ final class ChunkerTests: XCTestCase {
         XCTAssertEqual(result.map { $0.text }.joined().filter { $0 == "/" }.count, 200)
     }
 
+    func testRunsOfManyTokensAreCountedExactly() throws {
+        // Runs of 255 tokens or more fit large chunks whole (their counts are kept apart).
+        let pages = ["start " + String(repeating: "ab.", count: 300) + " middle " + String(repeating: "cd,", count: 200) + " end"]
+        for size in [1000, 700, 300] {
+            let result = try chunks(pages, size: size, overlap: 20)
+            for chunk in result {
+                XCTAssertEqual(chunk.tokenCount, tokenizer.encode(chunk.text).count)
+                XCTAssertLessThanOrEqual(chunk.tokenCount, size)
+                XCTAssertEqual(span(chunk, pages), chunk.text)
+            }
+        }
+    }
+
     func testWordsNeverSplitWhenTheyFit() throws {
         let words = (0..<300).map { "word\($0)" }
         let result = try chunks([words.joined(separator: " ")], size: 24, overlap: 4)
