@@ -8,9 +8,12 @@ public struct Vocabulary: Sendable {
     private let storage: [UInt8]
     private let starts: [Int32]
     private let lengths: [Int32]
-    /// Slots hold id + 1; 0 is empty.
-    private let slots: [Int32]
+    /// Slots hold id + 1 in the low `idBits` bits (0 is empty) and a tag
+    /// from the token's hash above them: a probe looks at a token only when
+    /// the tags agree.
+    private let slots: [UInt32]
     private let mask: Int
+    private let idBits: UInt32
 
     public var count: Int { starts.count }
 
@@ -40,17 +43,19 @@ public struct Vocabulary: Sendable {
         guard !starts.isEmpty else { throw IBError("\(path): empty vocabulary") }
         var size = 1
         while size < starts.count * 3 { size <<= 1 }
-        var slots = [Int32](repeating: 0, count: size)
+        var slots = [UInt32](repeating: 0, count: size)
+        let idBits = UInt32(UInt32(starts.count + 1).bitWidth - UInt32(starts.count + 1).leadingZeroBitCount)
         storage.withUnsafeBufferPointer { s in
             for id in (0..<starts.count).reversed() {  // first occurrence wins
                 let piece = UnsafeBufferPointer(rebasing: s[Int(starts[id])..<Int(starts[id] + lengths[id])])
-                var slot = Int(truncatingIfNeeded: Vocabulary.hash(piece, seed: Vocabulary.fnvOffset)) & (size - 1)
+                let h = Vocabulary.hash(piece, seed: Vocabulary.fnvOffset)
+                var slot = Int(truncatingIfNeeded: h) & (size - 1)
                 while slots[slot] != 0 {
-                    let other = Int(slots[slot] - 1)
+                    let other = Int(slots[slot] & (idBits >= 32 ? .max : (1 << idBits) - 1)) - 1
                     if lengths[other] == lengths[id] && memcmp(s.baseAddress! + Int(starts[other]), piece.baseAddress!, piece.count) == 0 { break }
                     slot = (slot + 1) & (size - 1)
                 }
-                slots[slot] = Int32(id + 1)
+                slots[slot] = Vocabulary.tag(h, idBits) | UInt32(id + 1)
             }
         }
         self.storage = storage
@@ -58,9 +63,16 @@ public struct Vocabulary: Sendable {
         self.lengths = lengths
         self.slots = slots
         self.mask = size - 1
+        self.idBits = idBits
     }
 
     static let fnvOffset: UInt64 = 0xcbf29ce484222325
+
+    /// The hash's top bits, above the id's; 0 when ids take every bit.
+    @inline(__always)
+    static func tag(_ h: UInt64, _ idBits: UInt32) -> UInt32 {
+        idBits >= 32 ? 0 : (UInt32(truncatingIfNeeded: h >> 32) &>> idBits) &<< idBits
+    }
 
     @inline(__always)
     static func mix(_ h: UInt64, _ byte: UInt8) -> UInt64 { (h ^ UInt64(byte)) &* 0x100000001b3 }
@@ -112,13 +124,15 @@ public struct Vocabulary: Sendable {
     @inline(__always)
     private func find(_ h: UInt64, _ piece: UnsafeBufferPointer<UInt8>, continuation: Bool) -> Int32? {
         let prefix = continuation ? 2 : 0
+        let tag = Vocabulary.tag(h, idBits)
+        let idMask: UInt32 = idBits >= 32 ? .max : (1 << idBits) - 1
         var slot = Int(truncatingIfNeeded: h) & mask
         return storage.withUnsafeBufferPointer { s -> Int32? in
             while true {
                 let entry = slots[slot]
                 if entry == 0 { return nil }
-                let id = Int(entry - 1)
-                if Int(lengths[id]) == piece.count + prefix {
+                let id = Int(entry & idMask) - 1
+                if entry & ~idMask == tag && Int(lengths[id]) == piece.count + prefix {
                     let start = s.baseAddress! + Int(starts[id])
                     if (!continuation || (start[0] == 0x23 && start[1] == 0x23))
                         && memcmp(start + prefix, piece.baseAddress!, piece.count) == 0 {
