@@ -372,10 +372,7 @@ public final class Chunker {
                     _ cache: inout TokenCountCache) -> UInt64 {
         // First load every run's slot in one go, so that the CPU waits for
         // the misses together rather than one after another.
-        var touched: UInt64 = 0
-        if tokenizer != nil {
-            for k in 0..<n { touched &+= cache.touch(pending[k].hash, pending[k].end - pending[k].start) }
-        }
+        let touched = tokenizer == nil ? 0 : Chunker.touch(pending, n, cache)
         let tokenizer = self.tokenizer
         let budget = self.budget
         for k in 0..<n {
@@ -397,6 +394,15 @@ public final class Chunker {
                 addLongRun(run.start, run.end, run.strength, &units, b, &cache)
             }
         }
+        return touched
+    }
+
+    /// Loads each pending run's first cache slot (a small function of its own,
+    /// so the loads go out back to back with nothing spilled between them).
+    @inline(never)
+    static func touch(_ pending: UnsafeMutablePointer<Pending>, _ n: Int, _ cache: TokenCountCache) -> UInt64 {
+        var touched: UInt64 = 0
+        for k in 0..<n { touched &+= cache.touch(pending[k].hash, pending[k].end - pending[k].start) }
         return touched
     }
 
