@@ -24,6 +24,11 @@ public final class ChunkStream {
     }
 
     public func run(paths: [String]) throws {
+        // A run stopped by bad input leaves no worker behind.
+        defer {
+            pipeline?.cancel()
+            pipeline = nil
+        }
         for path in paths.isEmpty ? ["-"] : paths {
             let lines = try LineReader(path: path)
             try lines.forEachLine { line in

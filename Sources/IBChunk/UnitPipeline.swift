@@ -108,6 +108,16 @@ final class UnitPipeline: @unchecked Sendable {
         wake.signal()
     }
 
+    /// Stops the worker, for a book that will not be finished.
+    func cancel() {
+        locked {
+            stopAt = claimed
+            finished = true
+        }
+        wake.signal()
+        exited.wait()
+    }
+
     /// The book's units, once all its text is in `b`.
     func finish(_ b: UnsafeBufferPointer<UInt8>) -> Units {
         let n = b.count

@@ -151,6 +151,17 @@ final class ChunkerTests: XCTestCase {
         }
     }
 
+    func testBadLineInALargeBookStopsTheRun() throws {
+        // The book is large enough for its units to be under way on another thread.
+        let page = String(repeating: "Some words of a page, and more of them. ", count: 60)
+        var lines = [#"{"type":"book","id":"b","title":"t"}"#]
+        for n in 1...200 { lines.append(JSON.object(JSONObject([("type", "page"), ("book_id", "b"), ("page", JSON(n)), ("text", .string(page))])).serialized) }
+        lines.append(#"{"type":"page","#)
+        XCTAssertThrowsError(try stream(lines)) { error in
+            XCTAssertTrue("\(error)".contains("malformed JSON"), "\(error)")
+        }
+    }
+
     func testPageLinesReadLikeTheGeneralParser() throws {
         // Escapes, surrogate pairs, odd key orders and spacing, extra fields: the fast reader's text must be the parser's.
         let texts = ["plain words here", "quote \\\" backslash \\\\ slash \\/ tab \\t nl \\n cr \\r",
