@@ -154,9 +154,11 @@ public final class Chunker {
         let starts = text.pageStarts
         let startPage = pageIndex(containing: start, starts)
         let endPage = pageIndex(containing: end - 1, starts)
-        return (text.pageNumbers[startPage], text.pageNumbers[endPage],
-                Bytes.scalarCount(text.base, from: starts[startPage], to: start),
-                Bytes.scalarCount(text.base, from: starts[endPage], to: end))
+        let startOffset = Bytes.scalarCount(text.base, from: starts[startPage], to: start)
+        // On one page, the end is counted on from the start.
+        let endOffset = startPage == endPage ? startOffset + Bytes.scalarCount(text.base, from: start, to: end)
+            : Bytes.scalarCount(text.base, from: starts[endPage], to: end)
+        return (text.pageNumbers[startPage], text.pageNumbers[endPage], startOffset, endOffset)
     }
 
     /// Texts above this size are cut into units on both cores.
