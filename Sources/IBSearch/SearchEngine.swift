@@ -435,9 +435,11 @@ public final class SearchEngine {
 
     func vectorSearch(_ text: String, k: Int, scope: String?, required: Bool) throws -> (hits: [(book: String, index: Int, distance: Double)], vector: [Float])? {
         guard let vector = try queryVector(text, required: required) else { return nil }
-        // The library's opt-in quantised index (ib-index quantize i8|bits), re-scored with floats by ibvec.
-        let quantize = try library.meta("quantize") ?? "off"
-        let knnMode = quantize == "i8" ? "int8" : quantize == "bits" ? "binary" : "exact"
+        // Exact search, which reads a library's int8 codes first when it has them (the
+        // default, 'i8') and returns the same rows as the plain float scan, as fast as
+        // the approximate int8 mode; binary (ranked by sign bits, re-scored with floats)
+        // when the library opted into 'bits'.
+        let knnMode = try library.meta("quantize") == "bits" ? "binary" : "exact"
         let statement = try library.db.prepare("SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3, ?4)")
         var bytes = [UInt8](); bytes.reserveCapacity(vector.count * 4)
         for v in vector {

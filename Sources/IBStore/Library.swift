@@ -249,13 +249,13 @@ public final class Library {
 
     // MARK: maintenance
 
-    /// Turns the opt-in quantised index on ('i8', 'bits') or off, for every block now and later.
+    /// Sets the vector index (i8: int8 codes, the default of a new library; bits; off) for every block now and later.
     public func setQuantize(_ mode: String) throws {
         guard Quantization.modes.contains(mode) else {
             throw IBError.usage("quantize must be one of \(Quantization.modes.joined(separator: ", ")), not '\(mode)'")
         }
         try db.write {
-            try setMeta("quantize", mode == "off" ? nil : mode)
+            try setMeta("quantize", mode)
             try Quantization.fill(db, bookID: nil, mode: mode)
         }
     }

@@ -117,7 +117,7 @@ public enum VectorBlocks {
     }
 }
 
-/// The opt-in quantised index (meta 'quantize': 'off', 'i8' or 'bits'): fills
+/// The vector index (meta 'quantize': 'i8' by default in a new library, 'bits' or 'off'): fills
 /// vectors_i8 + scales, or bits, of a book's blocks through ibvec's block functions.
 public enum Quantization {
     public static let modes = ["off", "i8", "bits"]
