@@ -53,6 +53,8 @@ final class CommandTests: XCTestCase {
         XCTAssertNil(run.error, run.err)
         XCTAssertEqual(run.out, "A brass key (p. 2).\n")
         XCTAssertTrue(run.err.contains("search_book(\"box key\""), run.err)
+        XCTAssertNotNil(run.err.range(of: #"search_book\("box key", k: \d+\) up to p\. \d+ -> pp?\. \d+"#, options: .regularExpression),
+                        "verbose output names the pages retrieved: \(run.err)")
         XCTAssertTrue(run.err.contains("tokens:"), run.err)
         XCTAssertFalse(run.err.contains(secret), "the key must not reach verbose output")
 
@@ -119,6 +121,32 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(missing.error?.code, .provider)
         XCTAssertTrue(missing.error?.message.contains("OPENAI_API_KEY") == true)
         XCTAssertEqual(try rows("SELECT count(*) AS n FROM chat_messages")[0].int("n"), 0)
+    }
+
+    /// 429 after its retries, 5xx, a timeout and a refused connection: each a
+    /// provider error (exit 4), and not a row written.
+    func testProviderFailuresStoreNothing() throws {
+        let busy = try TestHTTPServer { _ in .status(429, body: "busy", headers: [("Retry-After", "0")]) }
+        defer { busy.stop() }
+        let broken = try TestHTTPServer { _ in .status(503, body: "down") }
+        defer { broken.stop() }
+        let slow = try TestHTTPServer { _ in .delayed(3, Anthropic.answer(["Too late."])) }
+        defer { slow.stop() }
+        let cases: [(String, [String], [String: String])] = [
+            ("429", ["--retries", "1"], anthropicEnv(busy)),
+            ("503", ["--retries", "1"], anthropicEnv(broken)),
+            ("timeout", ["--timeout", "0.3", "--retries", "0"], anthropicEnv(slow)),
+            ("refused", [], ["ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": "http://127.0.0.1:\(unusedLocalPort())"]),
+        ]
+        for (name, flags, env) in cases {
+            let run = ask(flags + ["What did Elena find?"], env: env)
+            XCTAssertEqual(run.error?.code, .provider, "\(name): \(String(describing: run.error))")
+            XCTAssertEqual(run.out, "", "\(name): nothing on stdout")
+            XCTAssertEqual(try rows("SELECT count(*) AS n FROM conversations")[0].int("n"), 0, name)
+            XCTAssertEqual(try rows("SELECT count(*) AS n FROM chat_messages")[0].int("n"), 0, name)
+        }
+        XCTAssertGreaterThanOrEqual(busy.requests.count, 2, "429 is retried")
+        XCTAssertGreaterThanOrEqual(broken.requests.count, 2, "5xx is retried")
     }
 
     func testJSONWithStrictCitations() throws {

@@ -69,6 +69,11 @@ final class ProviderMatrixTests: XCTestCase {
             XCTAssertEqual(server.requests.count, 1, wire.name)
             XCTAssertEqual(server.requests.first?.path, wire.path, wire.name)
             XCTAssertEqual(server.requests.first?.json?["model"]?.stringValue, "\(wire.name)-test-model", wire.name)
+            // Every provider (Ollama too) is offered the one search_book tool on its first call.
+            let tools = server.requests.first?.json?["tools"]?.arrayValue ?? []
+            XCTAssertEqual(tools.count, 1, wire.name)
+            XCTAssertTrue(tools.first?.serialized.contains("\"search_book\"") == true, "\(wire.name): \(tools)")
+            XCTAssertEqual(server.requests.first?.json?["stream"]?.boolValue, true, wire.name)
             XCTAssertTrue(retriever.calls.isEmpty, wire.name)
         }
     }

@@ -161,6 +161,7 @@ final class CaptureStoreTests: XCTestCase {
         XCTAssertEqual(s["version"]?.intValue, 1)
         XCTAssertEqual(s["book"]?["title"]?.stringValue, "Sapiens")
         XCTAssertEqual(s["book"]?["page"]?.intValue, 80)
+        XCTAssertEqual(s["book"]?["percent"]?.doubleValue, 18.1)   // 80 of 443
         XCTAssertEqual(s["pages_today"]?.intValue, 60)
         XCTAssertEqual(s["streak_days"]?.intValue, 2)
         XCTAssertEqual(s["quote"]?["text"], .null)
@@ -169,8 +170,21 @@ final class CaptureStoreTests: XCTestCase {
         XCTAssertEqual(s["plans"]?.arrayValue?.first?["on_track"]?.boolValue, true)
         let w = StatusReport.waybar(s)
         for key in ["text", "tooltip", "class", "percentage"] { XCTAssertNotNil(w[key], key) }
+        XCTAssertEqual(w["percentage"]?.intValue, 18)
         // Progress events are append-only.
         XCTAssertEqual(try lib.db.scalarInt("SELECT count(*) FROM progress_events WHERE kind IN ('page', 'pages')"), 3)
+        // The quote of the day: the same all day, and over a month not always the same one.
+        for text in ["Alpha one", "Beta two", "Gamma three", "Delta four", "Epsilon five"] {
+            _ = try e2.capture("\"\(text)\" - Sapiens, p. 30")
+        }
+        func quote(_ day: Day) throws -> Int? {
+            try StatusReport.build(e2.store!, today: day, privateMode: false)["quote"]?["id"]?.intValue
+        }
+        let day = Day(year: 2026, month: 11, day: 23)!
+        XCTAssertNotNil(try quote(day))
+        XCTAssertEqual(try quote(day), try quote(day))
+        let month = try (0..<30).map { try quote(day.adding(days: $0)) }
+        XCTAssertGreaterThan(Set(month.compactMap { $0 }).count, 1, "the quote changes from day to day")
     }
 
     func testExportAndReadwiseRoundTrip() throws {

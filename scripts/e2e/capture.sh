@@ -54,5 +54,18 @@ ib-capture export --format json | grep >/dev/null '"type":"book_export"'; check 
 IB_DB="$dir/other.db" ib-capture import "$dir/h.csv" 2>/dev/null
 check "readwise import" test "$(sqlite3 "$dir/other.db" 'SELECT count(*) FROM quotes')" = "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')"
 ib-capture --dry-run 'Quote:' >/dev/null 2>&1; check "empty quote is an error" test $? -eq 1
+# --ask: the question is stored, then ib-ask answers it (offline, extractive) about the current book.
+askdb="$dir/ask.db"
+printf 'The Lighthouse\n\nThe keeper polished the great brass lamp every evening before sunset.\n\nIn the storm he rowed out and saved three sailors from the wreck on the rocks.\n' > "$dir/lighthouse.txt"
+IB_DB="$askdb" bash -c "ib-parse '$dir/lighthouse.txt' | ib-chunk | ib-embed | ib-index -q"
+IB_DB="$askdb" cap 'Reading The Lighthouse' >/dev/null
+out=$(IB_DB="$askdb" IB_PROVIDER=extractive cap --ask 'What did the keeper polish?' 2>"$dir/err"); rc=$?
+check "--ask exit 0" test $rc -eq 0
+check "--ask prints the question record" has "$out" '"type":"question"'
+check "--ask forwards to ib-ask" has "$out" 'brass lamp'
+check "--ask answer is cited" has "$out" '(p. 1)'
+check "--ask question stored" test "$(sqlite3 "$askdb" "SELECT count(*) FROM notes WHERE kind = 'question'")" = 1
+check "--ask conversation stored" test "$(sqlite3 "$askdb" 'SELECT count(*) FROM conversations')" = 1
+
 [ $fail -eq 0 ] && echo "capture e2e: ok"
 exit $fail
