@@ -35,7 +35,19 @@ code=$?
 [ "$code" -ne 0 ] || fail "parallel-ingest: a broken file must make the exit status non-zero"
 grep -q 'broken.pdf' "$tmp/parallel.err" || fail "parallel-ingest: the failure does not name the file"
 n=$(books "$tmp/parallel.db"); [ "$n" = 60 ] || fail "parallel: $n of 60 books"
+grep -q 'chunks/s' "$tmp/parallel.err" && fail "parallel-ingest: a progress line although stderr is not a terminal"
+mapfile -t three < <(find "$tmp/tree" -type f -name 'doc*' | sort | head -3)
+IB_PROGRESS=1 "$root/scripts/batch/parallel-ingest" -j 2 "$tmp/progress.db" "${three[@]}" 2> "$tmp/progress.err" \
+  || fail "parallel-ingest with progress"
+grep -q '3/3 documents, [0-9]* chunks, [0-9]* chunks/s, ETA' "$tmp/progress.err" || fail "no progress line: $(cat "$tmp/progress.err")"
 rm "$tmp/tree/shelf0/broken.pdf"
+
+# One ib-index run at the end instead of one per document (the shards are already made).
+"${mk[@]}" DB="$tmp/end.db" INDEX_AT_END=1 -n > "$tmp/end.plan"
+grep -q '^ib-parse' "$tmp/end.plan" && fail "INDEX_AT_END=1 would parse documents again"
+[ "$(grep -c '^ib-index' "$tmp/end.plan")" = 1 ] || fail "INDEX_AT_END=1 must plan one ib-index run: $(head -c 300 "$tmp/end.plan")"
+"${mk[@]}" DB="$tmp/end.db" INDEX_AT_END=1 > "$tmp/end.log" 2>&1 || { fail "make INDEX_AT_END=1"; tail -5 "$tmp/end.log"; }
+n=$(books "$tmp/end.db"); [ "$n" = 60 ] || fail "INDEX_AT_END=1: $n of 60 books"
 
 # Three libraries built apart, merged by export | ib-index.
 for k in 0 1 2; do
