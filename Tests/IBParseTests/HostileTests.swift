@@ -49,6 +49,13 @@ final class HostileTests: XCTestCase {
         let ratio = makeEPUB(chapters: [("c.xhtml", String(decoding: chapter, as: UTF8.self))])
         XCTAssertLessThan(ratio.count, 1 << 20)
         XCTAssertTrue(parseError(dir.write("r.epub", ratio))!.contains("ZIP bomb"))
+        // Each entry under the per-entry cap, together over the archive's 1 GiB.
+        var many = ZipWriter()
+        many.add("mimetype", "application/epub+zip", deflate: false)
+        // (3 MB stored per entry keeps each ratio under 100:1, so only the total can refuse it.)
+        for i in 0..<5 { many.add("part\(i).xhtml", [UInt8](repeating: 0x20, count: 3 << 20), deflate: false, declaredSize: 250 << 20) }
+        let total = parseError(dir.write("t.epub", many.bytes()))
+        XCTAssertTrue(total?.contains("archive is too large uncompressed") == true, String(describing: total))
         // Declares a small size but inflates to more.
         var lying = ZipWriter()
         lying.add("mimetype", "application/epub+zip", deflate: false)
@@ -175,6 +182,7 @@ final class URLTests: XCTestCase {
             case "/big": return .text(String(repeating: "x ", count: 50_000))
             case "/slow": return .delayed(3, .text("late"))
             case "/gone": return .status(410, body: "gone")
+            case "/tofile": return .status(302, headers: [("Location", "file:///etc/passwd")])
             default: return .status(404, body: "nope")
             }
         }
@@ -187,5 +195,7 @@ final class URLTests: XCTestCase {
         XCTAssertTrue(fetchError(server.url("/big")) { $0.maxDownloadBytes = 10_000 }!.contains("cap"))
         XCTAssertTrue(fetchError(server.url("/slow")) { $0.timeoutSeconds = 0.5 }!.contains("timed out"))
         XCTAssertNotNil(fetchError("http://127.0.0.1:1/refused"))
+        let scheme = fetchError(server.url("/tofile"))
+        XCTAssertTrue(scheme?.contains("only http and https") == true, "a redirect to file:// must be refused: \(String(describing: scheme))")
     }
 }
