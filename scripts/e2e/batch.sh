@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Batch ingestion: the Makefile recipe on a generated tree of 60 documents in
 # six formats (all arrive; a re-run does nothing; one changed file redoes only
-# that file), the GNU parallel recipe, and a three-way merge of libraries.
+# that file; INDEX_AT_END=1), the GNU parallel recipe (local jobs, and jobs on
+# a stand-in ssh host on 127.0.0.1), and a three-way merge of libraries.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); trap '[ -f "$tmp/ssh/sshd.pid" ] && kill "$(cat "$tmp/ssh/sshd.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 books() { ib-index --db "$1" list | python3 -c "import sys; print(sum(1 for l in sys.stdin if l.strip()))"; }
@@ -41,6 +42,20 @@ IB_PROGRESS=1 "$root/scripts/batch/parallel-ingest" -j 2 "$tmp/progress.db" "${t
   || fail "parallel-ingest with progress"
 grep -q '3/3 documents, [0-9]* chunks, [0-9]* chunks/s, ETA' "$tmp/progress.err" || fail "no progress line: $(cat "$tmp/progress.err")"
 rm "$tmp/tree/shelf0/broken.pdf"
+
+# Across a host: GNU parallel copies each document to a stand-in remote host
+# (sshd on 127.0.0.1 that cannot see this side's shard folder), the job makes
+# its shard there, and --return brings it back.
+export TMPDIR="$tmp/local-tmp"; mkdir -p "$TMPDIR"
+if host=$("$here/lib/ssh-host.sh" "$tmp/ssh" "$TMPDIR" "$(dirname "$(command -v ib-parse)")"); then
+  ( cd "$tmp/tree/shelf1" && PARALLEL_SSH=$(sed -n 1p <<<"$host") \
+      "$root/scripts/batch/parallel-ingest" -S "$(sed -n 2p <<<"$host")" "$tmp/remote.db" $(ls | head -4) ) > "$tmp/remote.log" 2>&1 \
+    || fail "parallel-ingest over ssh: $(tail -3 "$tmp/remote.log")"
+  n=$(books "$tmp/remote.db"); [ "$n" = 4 ] || fail "parallel-ingest over ssh: $n of 4 books"
+else
+  echo "batch: skipped the ssh host check (no sshd, rsync or mount namespaces here)" >&2
+fi
+unset TMPDIR
 
 # One ib-index run at the end instead of one per document (the shards are already made).
 "${mk[@]}" DB="$tmp/end.db" INDEX_AT_END=1 -n > "$tmp/end.plan"
