@@ -19,6 +19,9 @@ Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when 
 Stores book, page and chunk records (with or without embeddings) and the
 reader's records in the library, one transaction per book; manages the library.
 BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
+quantize sets the vector index: i8 (int8 codes beside the floats, the default of
+a new library; exact search reads them first), bits (sign bits: binary search,
+re-scored in float) or off (floats only).
 
 Options:
   --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
