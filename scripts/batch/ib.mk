@@ -34,11 +34,13 @@ else
 all: $(STAMPS)
 endif
 
-# parse, chunk and embed one document; the shard appears only when complete
+# parse, chunk and embed one document; the shard appears only when complete.
+# On a terminal, a line on stderr counts the documents whose shard is made.
 $(OUT)/%.jsonl: $(SRC)/%
 	@mkdir -p $(@D)
 	$(PARSE) '$<' | $(CHUNK) | $(EMBED) > '$@.tmp'
 	mv '$@.tmp' '$@'
+	@if [ -t 2 ]; then echo "ib.mk: $$(find '$(OUT)' -name '*.jsonl' | wc -l)/$(words $(DOCS)) documents embedded" >&2; fi
 
 # index one shard
 $(OUT)/%.indexed: $(OUT)/%.jsonl
