@@ -46,7 +46,7 @@ let package = Package(
                 cSettings: cKernelFlags + [.define("SQLITE_CORE"), .unsafeFlags(["-I/usr/include/json-c"])],
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec"]),
-        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel"]),
+        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel", "CKernels"]),
         .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
 

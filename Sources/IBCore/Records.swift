@@ -179,10 +179,10 @@ public struct ChunkRecord: Sendable, Equatable {
     public var tokenCount: Int
     public var text: String
     public var embedding: [Float]?
-    /// Window vectors: the chunk's tokens in runs of about 32, each mean-pooled
-    /// from the same forward pass as `embedding`, unit length, quantised to int8
-    /// by its largest component; `dim` codes per window, windows in text order.
-    /// Search re-scores candidates by their best window. Empty when absent.
+    /// Window vectors: the chunk's tokens in runs of about 32, then its paragraphs
+    /// (at most 64 tokens), each mean-pooled from the same forward pass as
+    /// `embedding`, unit length, quantised to int8 by its largest component; `dim`
+    /// codes per window. Search scores chunks by their best window. Empty when absent.
     public var windows: [Int8] = []
     public var model: String?
     public var extra = JSONObject()

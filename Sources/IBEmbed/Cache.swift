@@ -7,7 +7,8 @@
 // (~/.cache/ib/embeddings.db), in WAL mode with a busy timeout so that
 // several ib-embed processes can share it. Vectors are little-endian
 // float32 blobs; with window vectors (the native model), one blob holds the
-// vector then its int8 window codes, under the key "<model>+windows32". The file is only a cache: deleting it is always safe, and a
+// vector then its int8 window codes, under the key "<model>+windows32p64"
+// (SentenceEncoder.windowScheme). The file is only a cache: deleting it is always safe, and a
 // cache that cannot be opened or written is a warning, never a failure.
 #if canImport(Glibc)
 import Glibc
@@ -297,12 +298,12 @@ public final class CachedProvider: WindowEmbeddingProvider {
     }
 
     /// Vectors and window codes (when the base provider makes windows), cached
-    /// apart from plain vectors under "<cache key>+windows<tokens>".
+    /// apart from plain vectors under "<cache key>+<SentenceEncoder.windowScheme>".
     public func embedWithWindows(_ texts: [String]) throws -> [(vector: [Float], windows: [Int8])] {
         guard let windowed = base as? WindowEmbeddingProvider, windowed.supportsWindows else {
             return try embed(texts).map { ($0, []) }
         }
-        let key = cacheKey + "+windows\(SentenceEncoder.windowTokens)"
+        let key = cacheKey + "+" + SentenceEncoder.windowScheme
         let digests = texts.map(EmbeddingCache.digest)
         let dim = base.dimension
         var result = cache.lookupWindowed(model: key, digests: digests).map { entry in

@@ -110,8 +110,12 @@ public final class SentenceEncoder: @unchecked Sendable {
         slots.initialize(repeating: [], count: sequences.count)
         defer { slots.deinitialize(count: sequences.count); slots.deallocate() }
         let dim = dimension
+        let tokenizer = tokenizer
         let vectors = run(sequences) { index, states, length in
-            slots[index] = Self.windowCodes(states: states, length: length, dim: dim, windowTokens: windowTokens)
+            let paragraphs = PassageSpans.spans(texts[index], tokenizer: tokenizer,
+                                                maxTokens: Self.paragraphTokens, limit: length - 1)
+            let spans = Self.fixedSpans(length: length, windowTokens: windowTokens) + paragraphs
+            slots[index] = Self.windowCodes(states: states, dim: dim, spans: spans)
         }
         return vectors.enumerated().map { ($1, slots[$0]) }
     }
@@ -122,25 +126,34 @@ public final class SentenceEncoder: @unchecked Sendable {
         run(input, tokenStates: nil)
     }
 
-    /// Tokens per window: short enough that one sentence or dictionary entry
+    /// Tokens per fixed window: short enough that one sentence or dictionary entry
     /// dominates its window (on the search evaluation, 32 beat 16, 24 and 48).
     public static let windowTokens = 32
+    /// The longest paragraph window; longer paragraphs are cut after sentence ends
+    /// (on the search evaluation, 64 beat 48, 96, 128 and whole paragraphs).
+    public static let paragraphTokens = 64
+    /// Names the kinds of windows, for caches: windows made another way must not be reused.
+    public static let windowScheme = "windows\(windowTokens)p\(paragraphTokens)"
 
-    /// A chunk's window vectors from its final hidden states (length x dim, [CLS]
-    /// first, [SEP] last): the tokens between them cut into ceil(n / windowTokens)
-    /// runs of nearly equal length, each mean-pooled and scaled to unit length,
-    /// then quantised to int8 by its largest component (codes = round(127 v / max|v|)).
-    /// Empty when the chunk has no more than windowTokens tokens: its own vector covers it.
-    static func windowCodes(states: UnsafePointer<Float>, length: Int, dim: Int, windowTokens: Int) -> [Int8] {
+    /// The fixed windows of a sequence of `length` tokens ([CLS] first, [SEP] last):
+    /// the tokens between them cut into ceil(n / windowTokens) runs of nearly equal
+    /// length. None when there are no more than windowTokens: the chunk's vector covers them.
+    static func fixedSpans(length: Int, windowTokens: Int) -> [(start: Int, end: Int)] {
         let n = length - 2
         guard n > windowTokens, windowTokens > 0 else { return [] }
         let count = (n + windowTokens - 1) / windowTokens
-        var codes = [Int8](repeating: 0, count: count * dim)
+        return (0..<count).map { w in (1 + w * n / count, 1 + (w + 1) * n / count) }
+    }
+
+    /// Window vectors from a chunk's final hidden states (length x dim): each span
+    /// mean-pooled and scaled to unit length, then quantised to int8 by its largest
+    /// component (codes = round(127 v / max|v|)), `dim` codes per window, in span order.
+    static func windowCodes(states: UnsafePointer<Float>, dim: Int, spans: [(start: Int, end: Int)]) -> [Int8] {
+        var codes = [Int8](repeating: 0, count: spans.count * dim)
         var pooled = [Float](repeating: 0, count: dim)
-        for w in 0..<count {
-            let first = 1 + w * n / count, end = 1 + (w + 1) * n / count
+        for (w, span) in spans.enumerated() {
             pooled.withUnsafeMutableBufferPointer { p in
-                ib_mean_pool(states + first * dim, Int32(end - first), Int32(dim), Int32(dim), 1, p.baseAddress!)
+                ib_mean_pool(states + span.start * dim, Int32(span.end - span.start), Int32(dim), Int32(dim), 1, p.baseAddress!)
             }
             var largest: Float = 0
             for v in pooled { largest = max(largest, abs(v)) }

@@ -361,6 +361,43 @@ public final class Library {
         return out
     }
 
+    /// How many chunks a search scope holds, counted up to `cap`. `scope`: JSON
+    /// {book_id: last visible end_page or null}; nil means every chunk.
+    public func chunkCount(scope: String?, cap: Int) throws -> Int {
+        let s: Statement
+        if let scope {
+            s = try db.prepare("""
+                SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
+                WHERE scope.value IS NULL OR c.end_page <= scope.value LIMIT ?2)
+                """)
+            try s.bind(1, scope)
+        } else {
+            s = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT ?2)")
+        }
+        try s.bind(2, cap)
+        guard try s.step() else { return 0 }
+        return s.int(0)
+    }
+
+    /// Calls `body` with the book, chunk index and window codes of every chunk in
+    /// `scope` (as for chunkCount) that has window codes. The codes are valid only during the call.
+    public func forEachWindows(scope: String?, _ body: (String, Int, UnsafeRawBufferPointer) throws -> Void) throws {
+        let s: Statement
+        if let scope {
+            s = try db.prepare("""
+                SELECT c.book_id, c.chunk_index, c.windows FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
+                WHERE c.windows IS NOT NULL AND (scope.value IS NULL OR c.end_page <= scope.value)
+                """)
+            try s.bind(1, scope)
+        } else {
+            s = try db.prepare("SELECT book_id, chunk_index, windows FROM chunks WHERE windows IS NOT NULL")
+        }
+        while try s.step() {
+            let book = s.text(0), index = s.int(1)
+            try s.withBlob(2) { try body(book, index, $0) }
+        }
+    }
+
     /// The chunk whose chunks_fts rowid is `seq`.
     public func chunk(seq: Int) throws -> ChunkRecord? {
         let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE seq = ?")

@@ -13,9 +13,10 @@ their place. FILE defaults to standard input; "-" is standard input.
 
 The default provider runs all-MiniLM-L6-v2 natively (384 dimensions, unit
 length, texts over 256 tokens truncated with one warning per run). It also
-adds "windows": the chunk's tokens in runs of about 32, each mean-pooled from
-the same forward pass (no extra model cost) and quantised to int8, base64.
-ib-search re-scores its candidates by their best window.
+adds "windows": the chunk's tokens in runs of about 32, then its paragraphs
+(at most 64 tokens), each mean-pooled from the same forward pass (no extra
+model cost) and quantised to int8, base64. ib-search scores chunks by their
+best window.
 
 Options:
   --query TEXT        embed TEXT and write one {"type":"embedding"} record

@@ -39,8 +39,9 @@ let usage = """
     matched terms in the snippet are marked «like this». On a terminal: a listing
     with title, pages (printed labels when known) and snippet.
 
-    Candidates are re-scored by their ~32-token window vectors (from ib-embed)
-    before fusion; IB_SEARCH_WINDOWS=0 turns that off.
+    Chunks are scored by their best window vector (a paragraph or a ~32-token
+    run, from ib-embed) before fusion: every window when the scope holds up to
+    5,000 chunks, else the candidates'. IB_SEARCH_WINDOWS=0 turns that off.
 
     Nothing found: no output, exit 0. An empty library: a message on stderr, exit 0.
     Exit codes: 0 ok, 1 error (no library file, bad model), 2 usage, 3 ambiguous BOOK.

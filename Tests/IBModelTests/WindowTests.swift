@@ -1,8 +1,8 @@
 // Window vectors (SentenceEncoder.embedWithWindows): the chunk vectors are the
-// very ones embed() gives, windows cover the tokens in runs of about 32, and a
-// window is closest to the sentence it was pooled from.
+// very ones embed() gives, windows cover the tokens in runs of about 32 and then
+// paragraph by paragraph, and a window is closest to the sentence it was pooled from.
 import IBCore
-import IBModel
+@testable import IBModel
 import XCTest
 
 final class WindowTests: XCTestCase {
@@ -64,5 +64,46 @@ final class WindowTests: XCTestCase {
         let (from, to) = (best * n / m, (best + 1) * n / m)
         XCTAssertTrue(from < last && to > first, "best window \(best) [\(from), \(to)) misses the sentence [\(first), \(last)): \(scores)")
         XCTAssertGreaterThan(scores[best], Self.dot(chunk, query) + 0.03, "window \(scores[best]) vs chunk \(Self.dot(chunk, query))")
+    }
+
+    func testParagraphSpansAddUpToTheTokens() throws {
+        let encoder = try model()
+        let s = Self.sentences
+        // Three paragraphs; the last (two sentences, over 64 tokens) is cut after its first sentence.
+        let text = s[0] + "\n\n" + s[1] + "\n  \n" + s[2] + " " + s[3]
+        let n = encoder.tokenize(text).ids.count - 2
+        let spans = PassageSpans.spans(text, tokenizer: encoder.tokenizer, maxTokens: SentenceEncoder.paragraphTokens, limit: n + 1)
+        func count(_ t: String) -> Int { encoder.tokenize(t).ids.count - 2 }
+        var expected: [(Int, Int)] = []
+        var at = 1
+        for sentence in s { expected.append((at, at + count(sentence))); at += count(sentence) }
+        XCTAssertEqual(spans.map { [$0.start, $0.end] }, expected.map { [$0.0, $0.1] })
+        XCTAssertEqual(spans.last?.end, n + 1, "the spans end at [SEP]")
+        // Clipped at a truncated sequence's [SEP]; one paragraph alone makes no spans.
+        XCTAssertEqual(PassageSpans.spans(text, tokenizer: encoder.tokenizer, maxTokens: 64, limit: expected[1].1 - 3).last?.end, expected[1].1 - 3)
+        XCTAssertTrue(PassageSpans.spans(s[0] + " " + s[1], tokenizer: encoder.tokenizer, maxTokens: 64, limit: n + 1).isEmpty)
+        XCTAssertEqual(PassageSpans.sentences("He left. \"Why?\" she asked (twice.) Then 3.5 m."[...]).map(String.init),
+                       ["He left.", " \"Why?\"", " she asked (twice.)", " Then 3.5 m."])
+    }
+
+    func testParagraphWindowsFollowTheFixedOnes() throws {
+        let encoder = try model()
+        let text = Self.sentences.joined(separator: "\n\n")
+        let codes = encoder.embedWithWindows([text])[0].windows
+        let dim = encoder.dimension
+        let n = encoder.tokenize(text).ids.count - 2
+        let fixed = (n + SentenceEncoder.windowTokens - 1) / SentenceEncoder.windowTokens
+        XCTAssertEqual(codes.count, (fixed + Self.sentences.count) * dim, "fixed windows, then one per paragraph")
+        let windows = stride(from: 0, to: codes.count, by: dim).map { Self.dequantize(codes[$0..<($0 + dim)]) }
+        let query = encoder.embed(["the keeper of the lighthouse saved shipwrecked seamen in a gale"])[0]
+        let scores = windows.map { Self.dot($0, query) }
+        let best = scores.indices.max { scores[$0] < scores[$1] }!
+        XCTAssertEqual(best, fixed + 2, "the lighthouse paragraph's own window matches best: \(scores)")
+        // Each paragraph window is that paragraph pooled in context: nearer to it embedded alone than to any other paragraph.
+        let alone = encoder.embed(Self.sentences)
+        for p in alone.indices {
+            let own = Self.dot(windows[fixed + p], alone[p])
+            for q in alone.indices where q != p { XCTAssertGreaterThan(own, Self.dot(windows[fixed + p], alone[q]) + 0.2) }
+        }
     }
 }

@@ -216,6 +216,64 @@ final class SearchEngineTests: XCTestCase {
                        without.first { $0.chunkIndex == 1 }?.vectorDistance ?? -2, accuracy: 1e-9)
     }
 
+    func testScanningEveryWindowFindsAParagraphBehindNearerChunks() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/scan.db")
+        let sha = SHA256.hex("scan book")
+        let id = BookRecord.id(forSHA256: sha)
+        // Chunk 0 holds the answer as one paragraph among unrelated ones, so its own
+        // vector is diluted; chunks 1-3 are about the sea and nearer as wholes.
+        let texts = [
+            "The baker kneaded the heavy dough long before dawn, shaped it into round loaves and left them to rise beside the warm brick oven.\n\n"
+                + "Astronomers at the mountain observatory pointed their great telescope at a faint distant comet and argued about its orbit.\n\n"
+                + "The old lighthouse keeper rowed his small boat out through the roaring storm and pulled the drowning sailors one by one from the broken ship.\n\n"
+                + "A committee of tired accountants argued for hours about the interest rates and the misprinted tables in the annual banking report.",
+            "Fishing boats rest in the harbour while gulls circle over the quiet grey water of the bay.",
+            "A gale drove the waves against the cliffs, and the coastguard watched the sea all night from the tower.",
+            "Sailors mended their nets on the quay while the tide came in over the rocks beside the lighthouse.",
+        ]
+        let indexer = Indexer(library: library)
+        try indexer.add(.book(BookRecord(id: id, title: "Scan", authors: [], language: nil, format: "txt",
+                                         source: "/s", sha256: sha, pageCount: texts.count)))
+        for (i, text) in texts.enumerated() { try indexer.add(.page(PageRecord(bookID: id, page: i + 1, text: text))) }
+        for (i, embedded) in encoder.embedWithWindows(texts).enumerated() {
+            var chunk = ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
+                                    endOffset: texts[i].unicodeScalars.count, tokenCount: 10, text: texts[i])
+            chunk.embedding = embedded.vector
+            chunk.windows = embedded.windows
+            chunk.model = encoder.modelID
+            try indexer.add(.chunk(chunk))
+        }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        // One candidate deep: the k-nearest search returns a sea chunk, never chunk 0.
+        let query = SearchQuery(text: "the keeper of the lighthouse saved shipwrecked seamen in a storm", k: 1, mode: .vector, candidates: 1)
+        engine.windowScanLimit = 0
+        let candidatesOnly = try engine.search(query)
+        XCTAssertNotEqual(candidatesOnly.first?.chunkIndex, 0, "chunk 0's own vector must rank below a sea chunk for this test to mean anything")
+        engine.windowScanLimit = 5_000
+        let scanned = try engine.search(query)
+        XCTAssertEqual(scanned.first?.chunkIndex, 0, "the scan must find the lighthouse paragraph's window")
+        // A page limit applies to the scan too.
+        let limited = try engine.search(SearchQuery(text: query.text, pageLimit: .page(0), k: 1, mode: .vector, candidates: 1))
+        XCTAssertTrue(limited.isEmpty || limited.first?.chunkIndex != 0)
+        let hidden = try engine.search(SearchQuery(text: query.text, books: [id], pageLimit: .page(3), k: 4, mode: .vector))
+        XCTAssertTrue(hidden.allSatisfy { $0.endPage <= 3 })
+        XCTAssertTrue(try engine.search(SearchQuery(text: query.text, books: [id], pageLimit: .page(3), k: 4, mode: .vector))
+            .contains { $0.chunkIndex == 0 })
+    }
+
+    func testCoverageCountsWordsAndCJKCharacters() {
+        let terms = QueryText.terms("detective examines footprints")
+        XCTAssertEqual(SearchEngine.coverage("The detective examined the footprint.", terms: terms), 1, accuracy: 1e-9)
+        XCTAssertEqual(SearchEngine.coverage("The detective left.", terms: terms), 1.0 / 3, accuracy: 1e-9)
+        // 侦探检查脚印: the bigrams 探检 and 查脚 cross words; a passage with 侦探, 检查 and 脚印 has every character.
+        let cjk = QueryText.terms("侦探检查脚印")
+        XCTAssertEqual(SearchEngine.coverage("侦探仔细检查了地上的脚印。", terms: cjk), 1, accuracy: 1e-9)
+        XCTAssertEqual(SearchEngine.coverage("侦探走了。", terms: cjk), 2.0 / 6, accuracy: 1e-9)
+        XCTAssertEqual(SearchEngine.coverage("没有。", terms: cjk), 0, accuracy: 1e-9)
+    }
+
     func testNothingFound() throws {
         let (_, engine, _, _) = try makeLibrary()
         XCTAssertTrue(try engine.search(SearchQuery(text: "xylophone quasar", k: 5, mode: .text)).isEmpty)

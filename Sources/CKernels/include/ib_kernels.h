@@ -63,6 +63,11 @@ void ib_embed_tokens(const int32_t *ids, const int32_t *positions, int n, int di
 /* out[dim] = mean of x[0..<rows, :] (stride ld), then scaled to unit L2 norm when normalize != 0. */
 void ib_mean_pool(const float *x, int rows, int dim, int ld, int normalize, float *out);
 
+/* out[w] = cosine of query[dim] (unit length) and window w of codes[count * dim]
+ * (int8 codes of one window per dim values; a window of all zeros scores -1).
+ * Search scans a scope's window vectors with it (window_cosine.c). */
+void ib_int8_cosines(const int8_t *codes, int count, int dim, const float *query, float *out);
+
 /* Exact GELU on n values in place (for tests and small paths). */
 void ib_gelu(float *x, int n);
 
