@@ -451,21 +451,19 @@ public final class SearchEngine {
         var similarity: [String: Double] = [:]
         for hit in hits { similarity["\(hit.book):\(hit.index)"] = 1 - hit.distance }
         let dim = query.count
-        for (id, codes) in windows where dim > 0 && codes.count % dim == 0 {
-            var best = -Double.infinity
-            codes.withUnsafeBufferPointer { c in
+        var scores: [Float] = []
+        for (id, codes) in windows where dim > 0 && codes.count >= dim && codes.count % dim == 0 {
+            let count = codes.count / dim
+            if scores.count < count { scores = [Float](repeating: 0, count: count) }
+            let best = codes.withUnsafeBufferPointer { c in
                 query.withUnsafeBufferPointer { q in
-                    for w in 0..<(c.count / dim) {
-                        var dot: Float = 0, norm: Float = 0
-                        for j in 0..<dim {
-                            let v = Float(c[w * dim + j])
-                            dot += q[j] * v; norm += v * v
-                        }
-                        if norm > 0 { best = max(best, Double(dot / norm.squareRoot())) }
+                    scores.withUnsafeMutableBufferPointer { out -> Float in
+                        ib_int8_cosines(c.baseAddress!, Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
+                        return out[0..<count].max() ?? -1
                     }
                 }
             }
-            if best > -Double.infinity { similarity[id] = max(similarity[id] ?? -1, best) }
+            similarity[id] = max(similarity[id] ?? -1, Double(best))
         }
         var out: [(book: String, index: Int, distance: Double)] = []
         for key in keys {
@@ -584,6 +582,16 @@ public final class SearchEngine {
         return out
     }
 
+    /// The smallest and largest chunk seq (chunks_fts rowid) of a scope of at most
+    /// `maxBooks` books; nil for a larger scope, where reading each book's range would cost more than it saves.
+    static func seqRange(_ db: Database, scope: String, maxBooks: Int = 8) throws -> (Int, Int)? {
+        guard let books = try db.scalarInt("SELECT count(*) FROM json_each(?1)", scope), books <= maxBooks else { return nil }
+        let statement = try db.prepare("SELECT min(c.seq), max(c.seq) FROM json_each(?1) scope JOIN chunks c ON c.book_id = scope.key")
+        try statement.bind(1, scope)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return (statement.int(0), statement.int(1))
+    }
+
     static func textSearch(_ db: Database, _ terms: [QueryTerm], k: Int, scope: String?, commonFraction: Double) throws -> [(book: String, index: Int, bm25: Double)] {
         let terms = try pruneCommonTerms(db, terms, commonFraction: commonFraction)
         guard let expression = QueryText.matchExpression(terms) else { return [] }
@@ -601,16 +609,23 @@ public final class SearchEngine {
             return out
         }
         // The page limit is part of the WHERE clause: FTS rows past the limit never reach ORDER BY/LIMIT.
+        // The rowid range keeps FTS5 inside the scope's chunks when it is a few books
+        // (a book's chunks are inserted together, so their seq values are close).
+        var rowids = (Int.min, Int.max)
+        if let scope, let range = try seqRange(db, scope: scope) { rowids = range }
         let statement = try db.prepare("""
             SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
             FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
             JOIN json_each(?3) scope ON scope.key = c.book_id
-            WHERE chunks_fts MATCH ?1 AND (scope.value IS NULL OR c.end_page <= scope.value)
+            WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?4 AND ?5
+              AND (scope.value IS NULL OR c.end_page <= scope.value)
             ORDER BY s, chunks_fts.rowid LIMIT ?2
             """)
         try statement.bind(1, expression)
         try statement.bind(2, k)
         try statement.bind(3, scope)
+        try statement.bind(4, rowids.0)
+        try statement.bind(5, rowids.1)
         while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
         return out
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ib-search end to end, with the real tools and model:
-#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.84,
+#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.84
+#    (0.86 and strictly above both modes on the held-out questions),
 #    when it falls below text's or vector's, when hybrid MRR@5 does not beat both,
 #    or when a reading position lets a hidden passage or any later page through;
 #  - an unsegmented Chinese query finds its passage (text and hybrid);
@@ -89,6 +90,11 @@ if [ -z "${IB_E2E_SKIP_EVAL:-}" ]; then
   # holds what has been reached, so a regression fails; no-spoiler stays strict.
   # Raise --min-recall (and add --strict) as retrieval improves.
   "$root/scripts/eval/search" --check --min-recall 0.84 --verbose || fail "evaluation (scripts/eval/search --check)"
+  # Held-out questions (other passages of the same books), written after the
+  # paragraph windows landed and never tuned on: hybrid 0.90, vector 0.87, text
+  # 0.50. Do not tune retrieval on them; write new ones when they stop being held out.
+  IB_EVAL_QUESTIONS="$root/shared/fixtures/eval/search-heldout.jsonl" \
+    "$root/scripts/eval/search" --check --strict --min-recall 0.86 --verbose || fail "held-out evaluation (scripts/eval/search --check --strict)"
 fi
 
 [ $status -eq 0 ] && echo "e2e search: ok"
