@@ -175,22 +175,15 @@ final class SearchEngineTests: XCTestCase {
         }
     }
 
-    func testWindowsRescoreAChunkByItsBestSentence() throws {
-        let encoder = try model()
-        let library = try Library.open(path: directory + "/library.db")
-        let sha = SHA256.hex("windows book")
+    /// A library at `name` with one book whose page i + 1 is texts[i], one chunk per
+    /// page, embedded with windows by `encoder`. Returns the library and the book id.
+    func windowedLibrary(_ name: String, _ texts: [String], encoder: SentenceEncoder) throws -> (Library, String) {
+        let library = try Library.open(path: directory + "/" + name)
+        let sha = SHA256.hex(name)
         let id = BookRecord.id(forSHA256: sha)
-        let texts = [
-            // A dictionary-like chunk: the answer is one sentence among unrelated ones.
-            "The baker kneaded the heavy dough long before dawn, shaped it into round loaves, dusted them with flour and left them to rise slowly beside the warm brick oven while the kitchen filled with the smell of yeast. "
-                + "Astronomers at the mountain observatory pointed their great telescope at a faint distant comet, measured its glowing tail night after night and argued about the orbit that had carried it across the winter sky. "
-                + "The old lighthouse keeper rowed his small boat out through the roaring storm, reached the wreck on the rocks and pulled the drowning sailors one by one from the broken ship before the waves could take them. "
-                + "A committee of tired accountants argued for hours about the interest rates, the quarterly dividends and the misprinted tables in the annual banking report until the chairman finally closed the meeting.",
-            "Fishing boats rest in the harbour while gulls circle over the quiet grey water of the bay.",
-        ]
         let indexer = Indexer(library: library)
-        try indexer.add(.book(BookRecord(id: id, title: "Windows", authors: [], language: nil, format: "txt",
-                                         source: "/w", sha256: sha, pageCount: 2)))
+        try indexer.add(.book(BookRecord(id: id, title: name, authors: [], language: nil, format: "txt",
+                                         source: "/" + name, sha256: sha, pageCount: texts.count)))
         for (i, text) in texts.enumerated() { try indexer.add(.page(PageRecord(bookID: id, page: i + 1, text: text))) }
         for (i, embedded) in encoder.embedWithWindows(texts).enumerated() {
             var chunk = ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
@@ -201,6 +194,20 @@ final class SearchEngineTests: XCTestCase {
             try indexer.add(.chunk(chunk))
         }
         try indexer.finish()
+        return (library, id)
+    }
+
+    func testWindowsRescoreAChunkByItsBestSentence() throws {
+        let encoder = try model()
+        let texts = [
+            // A dictionary-like chunk: the answer is one sentence among unrelated ones.
+            "The baker kneaded the heavy dough long before dawn, shaped it into round loaves, dusted them with flour and left them to rise slowly beside the warm brick oven while the kitchen filled with the smell of yeast. "
+                + "Astronomers at the mountain observatory pointed their great telescope at a faint distant comet, measured its glowing tail night after night and argued about the orbit that had carried it across the winter sky. "
+                + "The old lighthouse keeper rowed his small boat out through the roaring storm, reached the wreck on the rocks and pulled the drowning sailors one by one from the broken ship before the waves could take them. "
+                + "A committee of tired accountants argued for hours about the interest rates, the quarterly dividends and the misprinted tables in the annual banking report until the chairman finally closed the meeting.",
+            "Fishing boats rest in the harbour while gulls circle over the quiet grey water of the bay.",
+        ]
+        let (library, id) = try windowedLibrary("windows.db", texts, encoder: encoder)
         XCTAssertEqual(try library.windows(bookID: id).keys.sorted(), [0], "only the long chunk has windows")
         let engine = SearchEngine(library: library, encoder: encoder)
         let query = SearchQuery(text: "the keeper of the lighthouse saved shipwrecked seamen in a gale", k: 2, mode: .vector)
@@ -218,9 +225,6 @@ final class SearchEngineTests: XCTestCase {
 
     func testScanningEveryWindowFindsAParagraphBehindNearerChunks() throws {
         let encoder = try model()
-        let library = try Library.open(path: directory + "/scan.db")
-        let sha = SHA256.hex("scan book")
-        let id = BookRecord.id(forSHA256: sha)
         // Chunk 0 holds the answer as one paragraph among unrelated ones, so its own
         // vector is diluted; chunks 1-3 are about the sea and nearer as wholes.
         let texts = [
@@ -232,19 +236,7 @@ final class SearchEngineTests: XCTestCase {
             "A gale drove the waves against the cliffs, and the coastguard watched the sea all night from the tower.",
             "Sailors mended their nets on the quay while the tide came in over the rocks beside the lighthouse.",
         ]
-        let indexer = Indexer(library: library)
-        try indexer.add(.book(BookRecord(id: id, title: "Scan", authors: [], language: nil, format: "txt",
-                                         source: "/s", sha256: sha, pageCount: texts.count)))
-        for (i, text) in texts.enumerated() { try indexer.add(.page(PageRecord(bookID: id, page: i + 1, text: text))) }
-        for (i, embedded) in encoder.embedWithWindows(texts).enumerated() {
-            var chunk = ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
-                                    endOffset: texts[i].unicodeScalars.count, tokenCount: 10, text: texts[i])
-            chunk.embedding = embedded.vector
-            chunk.windows = embedded.windows
-            chunk.model = encoder.modelID
-            try indexer.add(.chunk(chunk))
-        }
-        try indexer.finish()
+        let (library, id) = try windowedLibrary("scan.db", texts, encoder: encoder)
         let engine = SearchEngine(library: library, encoder: encoder)
         // One candidate deep: the k-nearest search returns a sea chunk, never chunk 0.
         let query = SearchQuery(text: "the keeper of the lighthouse saved shipwrecked seamen in a storm", k: 1, mode: .vector, candidates: 1)
