@@ -134,8 +134,10 @@ public final class SearchEngine {
     /// A scope of at most this many chunks (a book or a few) has every window
     /// vector scanned; a larger one re-scores the candidates' windows only. On the
     /// evaluation set the scan finds passages whose chunk vector ranks far below
-    /// the candidates (vector recall@5 0.81 -> 0.85); 5,000 chunks of windows take ~15 ms.
-    public var windowScanLimit = 5_000
+    /// the candidates (vector recall@5 0.75 -> 0.86); reading the windows costs
+    /// ~4 ms per 1,000 chunks (SQLite rows, not arithmetic).
+    /// IB_SEARCH_WINDOW_SCAN=N sets it (0: never scan).
+    public var windowScanLimit = Int(Config.environment("IB_SEARCH_WINDOW_SCAN") ?? "").map { max(0, $0) } ?? 5_000
     /// The text list's vote is scaled by coverage^coveragePower (see search()). Squared: since
     /// the window scan made the vector list strong, a text hit that shares only part of
     /// the query's words must not push a better vector hit out (hybrid recall@5 0.83 -> 0.86).

@@ -41,7 +41,8 @@ let usage = """
 
     Chunks are scored by their best window vector (a paragraph or a ~32-token
     run, from ib-embed) before fusion: every window when the scope holds up to
-    5,000 chunks, else the candidates'. IB_SEARCH_WINDOWS=0 turns that off.
+    5,000 chunks (IB_SEARCH_WINDOW_SCAN=N changes that), else the candidates'.
+    IB_SEARCH_WINDOWS=0 turns windows off.
 
     Nothing found: no output, exit 0. An empty library: a message on stderr, exit 0.
     Exit codes: 0 ok, 1 error (no library file, bad model), 2 usage, 3 ambiguous BOOK.
