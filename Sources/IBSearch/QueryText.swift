@@ -83,6 +83,12 @@ public enum QueryText {
 
     /// The terms of a query (deduplicated, in order).
     public static func terms(_ query: String) -> [QueryTerm] {
+        termsWithWords(query).map(\.term)
+    }
+
+    /// The terms of a query, each with the lowercased word it was stemmed from
+    /// (nil for CJK bigrams): the thesaurus looks up the word, not its stem.
+    public static func termsWithWords(_ query: String) -> [(term: QueryTerm, word: String?)] {
         var plain: [String] = []
         var cjk: [QueryTerm] = []
         for (word, isCJK) in words(query) {
@@ -102,14 +108,14 @@ public enum QueryText {
         }
         var kept = plain.filter { !stopwords.contains($0) && ($0.unicodeScalars.count > 1 || $0.first?.isNumber == true) }
         if kept.isEmpty && cjk.isEmpty { kept = plain }
-        var out: [QueryTerm] = []
+        var out: [(term: QueryTerm, word: String?)] = []
         var seen = Set<QueryTerm>()
         for word in kept {
             let stemmed = stem(word)
             let term = QueryTerm(text: stemmed, prefix: stemmed != word, isCJK: false)
-            if seen.insert(term).inserted { out.append(term) }
+            if seen.insert(term).inserted { out.append((term, word)) }
         }
-        for term in cjk where seen.insert(term).inserted { out.append(term) }
+        for term in cjk where seen.insert(term).inserted { out.append((term, nil)) }
         return out
     }
 

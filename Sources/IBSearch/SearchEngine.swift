@@ -21,7 +21,9 @@
 //    up when one paragraph of it matches;
 //  - text: SQLite FTS5 BM25 over chunks_fts (CJK indexed as bigrams, see
 //    QueryText for the query side: stopwords dropped, light stemming to
-//    prefix terms, terms ORed);
+//    prefix terms, terms ORed); in a small scope each word also brings its
+//    WordNet synonyms and the chunks are ranked by BM25 over concepts (see
+//    QueryConcepts and Thesaurus);
 //  - hybrid (default): both lists, `candidates` deep, fused by reciprocal rank
 //    fusion: score = 1 / (rrfK + vector rank) + c^2 / (rrfK + text rank), where c
 //    (0...1) is the share of the query's terms the chunk contains (see search()).
@@ -129,6 +131,9 @@ public final class SearchEngine {
         }
         return expansionModel
     }
+    /// Synonyms for the full-text half (Thesaurus.standard(): scripts/build-thesaurus's
+    /// file; none when it is missing or IB_SEARCH_SYNONYMS=0). Loaded on first use.
+    public lazy var thesaurus: Thesaurus? = Thesaurus.standard()
     /// Re-score vector candidates by their window vectors (IB_SEARCH_WINDOWS=0 turns it off, for comparisons).
     public var rescoreByWindows = Config.environment("IB_SEARCH_WINDOWS") != "0"
     /// A scope of at most this many chunks (a book or a few) has every window
@@ -239,18 +244,22 @@ public final class SearchEngine {
         mark("scope")
         if limits.isEmpty { return [] }
         let scope: String? = unrestricted ? nil : Self.scopeJSON(limits)
-        let terms = QueryText.terms(query.text)
+        // A small scope (a book or a few) is searched exhaustively: every window
+        // vector scanned, every synonym of the query's words searched. In a large
+        // library both would cost more than the 50 ms a search may take.
+        let small = try library.chunkCount(scope: scope, cap: windowScanLimit + 1) <= windowScanLimit
+        let concepts = QueryConcepts.build(query.text, thesaurus: query.mode == .vector || !small ? nil : thesaurus)
         let depth = max(query.k, query.candidates)
 
         var vectorHits: [(book: String, index: Int, distance: Double)] = []
         var textHits: [(book: String, index: Int, bm25: Double)] = []
         var mode = query.mode
-        var snippetTerms = terms
+        var snippetTerms = QueryConcepts.terms(concepts)
         // Hybrid: the full-text search runs on its own read connection and thread
         // while this one embeds the query and scans the vectors.
         var parallelText: TextJob? = nil
         if mode == .hybrid && parallel {
-            let job = TextJob(path: library.path, terms: terms, words: Self.plainWords(query.text), expansion: expansion,
+            let job = TextJob(path: library.path, concepts: concepts, words: Self.plainWords(query.text), expansion: expansion,
                               k: depth, scope: scope, commonFraction: commonFraction)
             job.start()
             parallelText = job
@@ -269,21 +278,21 @@ public final class SearchEngine {
         if let job = parallelText {
             if let hits = job.wait() {
                 textHits = hits
-                snippetTerms = job.allTerms
+                snippetTerms = QueryConcepts.terms(job.allConcepts)
                 mark("fts (parallel)")
             } else {
-                (textHits, snippetTerms) = try textSearch(query.text, terms, k: mode == .text ? query.k : depth, scope: scope)
+                (textHits, snippetTerms) = try textSearch(query.text, concepts, k: mode == .text ? query.k : depth, scope: scope)
                 mark("fts")
             }
         } else if mode != .vector {
-            (textHits, snippetTerms) = try textSearch(query.text, terms, k: mode == .text ? query.k : depth, scope: scope)
+            (textHits, snippetTerms) = try textSearch(query.text, concepts, k: mode == .text ? query.k : depth, scope: scope)
             mark("fts")
         }
 
         // The vector list re-scored by windows: every window of a small scope, else
         // the windows of both lists' candidates.
         if let queryVector, rescoreByWindows {
-            if try library.chunkCount(scope: scope, cap: windowScanLimit + 1) <= windowScanLimit {
+            if small {
                 vectorHits = try Self.scanWindows(vectorHits, query: queryVector, scope: scope, depth: depth, library: library)
                 mark("windows (scan)")
             } else {
@@ -324,7 +333,7 @@ public final class SearchEngine {
                 candidates[i].score += -hit.bm25
             } else {
                 let text = try library.chunk(bookID: hit.book, index: hit.index)?.text ?? ""
-                candidates[i].score += pow(Self.coverage(text, terms: terms), coveragePower) / (rrfK + Double(rank + 1))
+                candidates[i].score += pow(Self.coverage(text, concepts: concepts), coveragePower) / (rrfK + Double(rank + 1))
             }
         }
         // Stable order: score, then the better single rank, then the key.
@@ -351,44 +360,56 @@ public final class SearchEngine {
         return results
     }
 
-    /// The share of the query found in `text`: each word term counts one (lowercased;
-    /// stems match as prefixes); CJK text counts per character, a character being
-    /// found when a bigram holding it is. A query's bigrams include spurious ones
-    /// across word boundaries ("侦探检查" -> 侦探 探检 检查); counting characters
-    /// keeps those from lowering a passage that has every word.
-    static func coverage(_ text: String, terms: [QueryTerm]) -> Double {
-        guard !terms.isEmpty else { return 0 }
+    /// The share of the query found in `text`: each word concept counts one, or
+    /// the weight of its first member found (the word itself 1, a synonym less;
+    /// words lowercased, stems match as prefixes, phrases as substrings); CJK text
+    /// counts per character, a character being found when a bigram holding it is.
+    /// A query's bigrams include spurious ones across word boundaries ("侦探检查"
+    /// -> 侦探 探检 检查); counting characters keeps those from lowering a passage
+    /// that has every word.
+    static func coverage(_ text: String, concepts: [Concept]) -> Double {
+        guard !concepts.isEmpty else { return 0 }
         let words = Set(QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() })
-        var units = 0, found = 0
+        lazy var lowered = text.lowercased()
+        func present(_ term: QueryTerm) -> Bool {
+            if term.text.contains(" ") { return lowered.contains(term.text) }
+            return term.prefix ? words.contains(where: { $0.hasPrefix(term.text) }) : words.contains(term.text)
+        }
+        var units = 0.0, found = 0.0
         // The previous bigram's second character and whether that bigram was found.
         var previous: (last: Unicode.Scalar, found: Bool)? = nil
-        for term in terms {
-            guard term.isCJK else {
+        for concept in concepts {
+            guard concept.isCJK, let term = concept.members.first?.term else {
                 units += 1
-                if term.prefix ? words.contains(where: { $0.hasPrefix(term.text) }) : words.contains(term.text) { found += 1 }
+                if let member = concept.members.first(where: { present($0.term) }) { found += member.weight }
                 previous = nil
                 continue
             }
             let chars = Array(term.text.unicodeScalars)
-            let present = text.contains(term.text)
+            let hit = text.contains(term.text)
             if chars.count != 2 {
                 units += 1
-                if present { found += 1 }
+                if hit { found += 1 }
                 previous = nil
                 continue
             }
             if let p = previous, p.last == chars[0] {
                 // The first character was counted with the previous bigram.
-                if present && !p.found { found += 1 }
+                if hit && !p.found { found += 1 }
                 units += 1
-                if present { found += 1 }
+                if hit { found += 1 }
             } else {
                 units += 2
-                if present { found += 2 }
+                if hit { found += 2 }
             }
-            previous = (chars[1], present)
+            previous = (chars[1], hit)
         }
-        return units > 0 ? Double(found) / Double(units) : 0
+        return units > 0 ? found / units : 0
+    }
+
+    /// coverage(_:concepts:) for plain terms, each a concept of its own.
+    static func coverage(_ text: String, terms: [QueryTerm]) -> Double {
+        coverage(text, concepts: terms.map { Concept(members: [ConceptMember(term: $0, weight: 1)]) })
     }
 
     // MARK: vector
@@ -534,37 +555,72 @@ public final class SearchEngine {
 
     // MARK: text
 
-    /// Documents (chunks) matching one term, counted up to `cap`.
-    static func documentFrequency(_ db: Database, _ term: QueryTerm, cap: Int) throws -> Int {
-        guard let expression = QueryText.matchExpression([term]) else { return 0 }
-        let statement = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)")
-        try statement.bind(1, expression)
-        try statement.bind(2, cap)
-        guard try statement.step() else { return 0 }
-        let n = statement.int(0)
-        statement.reset()
-        return n
+    /// How many chunks hold each term, from FTS5's vocabulary (an fts5vocab table
+    /// in the connection's temp schema, made on first use): a prefix term sums the
+    /// counts of the words it matches (an upper bound), a phrase takes its rarest
+    /// word's. One index lookup per term, where counting MATCH rows read postings.
+    static func documentFrequencies(_ db: Database, _ terms: [QueryTerm]) throws -> [Int] {
+        try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.ib_fts_vocab USING fts5vocab(main, 'chunks_fts', 'row')")
+        let exact = try db.prepare("SELECT doc FROM temp.ib_fts_vocab WHERE term = ?1")
+        let range = try db.prepare("SELECT coalesce(sum(doc), 0) FROM temp.ib_fts_vocab WHERE term >= ?1 AND term < ?2")
+        func count(_ word: String, prefix: Bool) throws -> Int {
+            let statement = prefix ? range : exact
+            statement.reset()
+            try statement.bind(1, word)
+            if prefix {
+                // The first string after every word that starts with `word`.
+                var bytes = Array(word.utf8)
+                guard let last = bytes.last, last < 0xFF else { return Int.max }
+                bytes[bytes.count - 1] = last + 1
+                try statement.bind(2, String(decoding: bytes, as: UTF8.self))
+            }
+            let n = try statement.step() ? statement.int(0) : 0
+            statement.reset()
+            return n
+        }
+        return try terms.map { term in
+            let words = term.text.split(separator: " ").map(String.init)
+            if words.count > 1 { return try words.map { try count($0, prefix: false) }.min() ?? 0 }
+            return try count(term.text, prefix: term.prefix)
+        }
     }
 
-    /// Drops terms found in more than `commonFraction` of the chunks while rarer
-    /// terms remain: BM25 gives them almost no weight (FTS5 clamps a term's IDF
-    /// near 0 once it is in half of the documents), but scoring their postings
-    /// is what costs time in a large library.
-    static func pruneCommonTerms(_ db: Database, _ terms: [QueryTerm], commonFraction: Double) throws -> [QueryTerm] {
-        guard terms.count > 1 else { return terms }
+    /// Drops concepts whose own term is found in more than `commonFraction` of the
+    /// chunks while rarer ones remain, and synonyms that common: BM25 gives them
+    /// almost no weight (FTS5 clamps a term's IDF near 0 once it is in half of the
+    /// documents), but scoring their postings is what costs time in a large library.
+    static func pruneCommon(_ db: Database, _ concepts: [Concept], commonFraction: Double) throws -> [Concept] {
         // About the number of chunks (seq only grows; gaps from deleted books only raise the cap).
         let total = try db.scalarInt("SELECT max(seq) FROM chunks") ?? 0
         let cap = max(2_000, Int(Double(total) * commonFraction))
-        guard total > cap else { return terms }
-        var kept: [QueryTerm] = []
-        for term in terms where try documentFrequency(db, term, cap: cap + 1) <= cap { kept.append(term) }
-        return kept.isEmpty ? terms : kept
+        let counts = try documentFrequencies(db, QueryConcepts.terms(concepts))
+        var next = 0
+        var kept: [Concept] = []
+        var withCommonWords: [Concept] = []
+        for concept in concepts {
+            var members: [ConceptMember] = []
+            for (i, var member) in concept.members.enumerated() {
+                let n = counts[next + i]
+                member.documents = n
+                // The query's own term stays when the vocabulary does not know it (the
+                // tokenizer may fold it differently); a synonym the library lacks goes.
+                if i == 0 ? (total <= cap || n <= cap) : (n > 0 && (total <= cap || n <= cap)) { members.append(member) }
+            }
+            next += concept.members.count
+            if members.first?.term == concept.members.first?.term {
+                kept.append(Concept(members: members))
+            } else {
+                withCommonWords.append(Concept(members: [concept.members[0]] + members))
+            }
+        }
+        // A query of common words only keeps them.
+        return kept.isEmpty ? withCommonWords : kept
     }
 
-    func textSearch(_ text: String, _ terms: [QueryTerm], k: Int, scope: String?) throws -> ([(book: String, index: Int, bm25: Double)], [QueryTerm]) {
-        let all = Self.expanded(terms, words: Self.plainWords(text), expansion: expansion)
-        mark("expansion (\(all.count - terms.count) terms)")
-        return (try Self.textSearch(library.db, all, k: k, scope: scope, commonFraction: commonFraction), all)
+    func textSearch(_ text: String, _ concepts: [Concept], k: Int, scope: String?) throws -> ([(book: String, index: Int, bm25: Double)], [QueryTerm]) {
+        let all = Self.expanded(concepts, words: Self.plainWords(text), expansion: expansion)
+        mark("expansion (\(all.count - concepts.count) terms)")
+        return (try Self.textSearch(library.db, all, k: k, scope: scope, commonFraction: commonFraction), QueryConcepts.terms(all))
     }
 
     /// The lowercased non-CJK words of a query.
@@ -572,14 +628,19 @@ public final class SearchEngine {
         QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() }
     }
 
-    /// `terms` plus the vocabulary neighbours of the query's words, stemmed the same way.
-    static func expanded(_ terms: [QueryTerm], words: [String], expansion: QueryExpansion?) -> [QueryTerm] {
-        guard let expansion, !words.isEmpty else { return terms }
-        var out = terms
+    /// `concepts` plus the vocabulary neighbours of the query's words (experimental,
+    /// IB_SEARCH_EXPAND=1), stemmed the same way, each a concept of its own.
+    static func expanded(_ concepts: [Concept], words: [String], expansion: QueryExpansion?) -> [Concept] {
+        guard let expansion, !words.isEmpty else { return concepts }
+        var out = concepts
+        var terms = QueryConcepts.terms(concepts)
         for word in expansion.expand(words) {
             let stemmed = QueryText.stem(word)
             let term = QueryTerm(text: stemmed, prefix: stemmed != word, isCJK: false)
-            if !out.contains(where: { $0.text == term.text || (($0.prefix && term.text.hasPrefix($0.text))) }) { out.append(term) }
+            if !terms.contains(where: { $0.text == term.text || (($0.prefix && term.text.hasPrefix($0.text))) }) {
+                terms.append(term)
+                out.append(Concept(members: [ConceptMember(term: term, weight: 1)]))
+            }
         }
         return out
     }
@@ -594,19 +655,24 @@ public final class SearchEngine {
         return (statement.int(0), statement.int(1))
     }
 
-    static func textSearch(_ db: Database, _ terms: [QueryTerm], k: Int, scope: String?, commonFraction: Double) throws -> [(book: String, index: Int, bm25: Double)] {
-        let terms = try pruneCommonTerms(db, terms, commonFraction: commonFraction)
-        guard let expression = QueryText.matchExpression(terms) else { return [] }
+    /// The best `k` chunks for the concepts, as (book, chunk index, score) with the
+    /// score lower-is-better like bm25(): bm25() when every concept is a single
+    /// term, else -ib_concepts() (BM25 over concepts, see QueryConcepts).
+    static func textSearch(_ db: Database, _ concepts: [Concept], k: Int, scope: String?, commonFraction: Double) throws -> [(book: String, index: Int, bm25: Double)] {
+        let concepts = try pruneCommon(db, concepts, commonFraction: commonFraction)
+        guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
+        let rank = concepts.allSatisfy({ $0.members.count == 1 }) ? "bm25(chunks_fts)" : "-ib_concepts(chunks_fts, ?6)"
         var out: [(String, Int, Double)] = []
         if scope == nil {
             // The whole library: rank inside FTS5 alone, then look up the few winners.
             let statement = try db.prepare("""
                 SELECT c.book_id, c.chunk_index, f.s FROM
-                  (SELECT rowid AS seq, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
+                  (SELECT rowid AS seq, \(rank) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
                 JOIN chunks c ON c.seq = f.seq ORDER BY f.s, f.seq
                 """)
             try statement.bind(1, expression)
             try statement.bind(2, k)
+            if rank.contains("?6") { try statement.bind(6, spec) }
             while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
             return out
         }
@@ -616,7 +682,7 @@ public final class SearchEngine {
         var rowids = (Int.min, Int.max)
         if let scope, let range = try seqRange(db, scope: scope) { rowids = range }
         let statement = try db.prepare("""
-            SELECT c.book_id, c.chunk_index, bm25(chunks_fts) AS s
+            SELECT c.book_id, c.chunk_index, \(rank) AS s
             FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
             JOIN json_each(?3) scope ON scope.key = c.book_id
             WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?4 AND ?5
@@ -628,6 +694,7 @@ public final class SearchEngine {
         try statement.bind(3, scope)
         try statement.bind(4, rowids.0)
         try statement.bind(5, rowids.1)
+        if rank.contains("?6") { try statement.bind(6, spec) }
         while try statement.step() { out.append((statement.text(0), statement.int(1), statement.double(2))) }
         return out
     }
@@ -636,24 +703,24 @@ public final class SearchEngine {
 /// The full-text half of a hybrid search on its own thread and read connection.
 /// wait() returns nil when it failed (the caller then runs it on its own connection).
 final class TextJob: @unchecked Sendable {
-    let path: String, terms: [QueryTerm], words: [String], expansion: QueryExpansion?, k: Int, scope: String?, commonFraction: Double
+    let path: String, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int, scope: String?, commonFraction: Double
     private var result: [(book: String, index: Int, bm25: Double)]?
-    /// The terms searched: the query's and the expansions.
-    private(set) var allTerms: [QueryTerm] = []
+    /// The concepts searched: the query's and the expansions.
+    private(set) var allConcepts: [Concept] = []
     private var thread = pthread_t()
     private var started = false
 
-    init(path: String, terms: [QueryTerm], words: [String], expansion: QueryExpansion?, k: Int, scope: String?, commonFraction: Double) {
-        self.path = path; self.terms = terms; self.words = words; self.expansion = expansion
+    init(path: String, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int, scope: String?, commonFraction: Double) {
+        self.path = path; self.concepts = concepts; self.words = words; self.expansion = expansion
         self.k = k; self.scope = scope; self.commonFraction = commonFraction
-        allTerms = terms
+        allConcepts = concepts
     }
 
     func run() {
         do {
             let db = try Database(path: path, readOnly: true)
-            allTerms = SearchEngine.expanded(terms, words: words, expansion: expansion)
-            result = try SearchEngine.textSearch(db, allTerms, k: k, scope: scope, commonFraction: commonFraction)
+            allConcepts = SearchEngine.expanded(concepts, words: words, expansion: expansion)
+            result = try SearchEngine.textSearch(db, allConcepts, k: k, scope: scope, commonFraction: commonFraction)
         } catch {
             result = nil
         }

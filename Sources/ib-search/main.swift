@@ -42,7 +42,10 @@ let usage = """
     Chunks are scored by their best window vector (a paragraph or a ~32-token
     run, from ib-embed) before fusion: every window when the scope holds up to
     5,000 chunks (IB_SEARCH_WINDOW_SCAN=N changes that), else the candidates'.
-    IB_SEARCH_WINDOWS=0 turns windows off.
+    IB_SEARCH_WINDOWS=0 turns windows off. In the same small scopes, the full-text
+    half also searches each word's WordNet synonyms (scripts/build-thesaurus makes
+    the file, $IB_THESAURUS or $XDG_DATA_HOME/ib/thesaurus.tsv; IB_SEARCH_SYNONYMS=0
+    turns them off), each word counted once by the best of itself and its synonyms.
 
     Nothing found: no output, exit 0. An empty library: a message on stderr, exit 0.
     Exit codes: 0 ok, 1 error (no library file, bad model), 2 usage, 3 ambiguous BOOK.

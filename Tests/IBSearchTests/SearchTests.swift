@@ -113,7 +113,9 @@ final class SearchEngineTests: XCTestCase {
         for r in en + zh { try indexer.add(r) }
         try indexer.finish()
         func id(_ rs: [Record]) -> String { if case .book(let b) = rs[0] { return b.id }; return "" }
-        return (library, SearchEngine(library: library, encoder: encoder), id(en), id(zh))
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil   // whatever thesaurus this machine has installed; ThesaurusTests use a fixture
+        return (library, engine, id(en), id(zh))
     }
 
     func texts(_ results: [SearchResult]) -> [String] { results.map(\.text) }
@@ -238,6 +240,7 @@ final class SearchEngineTests: XCTestCase {
         ]
         let (library, id) = try windowedLibrary("scan.db", texts, encoder: encoder)
         let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
         // One candidate deep: the k-nearest search returns a sea chunk, never chunk 0.
         let query = SearchQuery(text: "the keeper of the lighthouse saved shipwrecked seamen in a storm", k: 1, mode: .vector, candidates: 1)
         engine.windowScanLimit = 0

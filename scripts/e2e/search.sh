@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ib-search end to end, with the real tools and model:
-#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 < 0.84
-#    (0.86 and strictly above both modes on the held-out questions),
-#    when it falls below text's or vector's, when hybrid MRR@5 does not beat both,
+#  - the thesaurus file is sorted and has the synonyms search relies on;
+#  - the evaluation (scripts/eval/search --check): fails when hybrid recall@5 is
+#    below 0.87 or does not beat both modes (without the thesaurus: below 0.84 or
+#    below either mode), when hybrid MRR@5 does not beat both, when the held-out
+#    questions give hybrid below 0.86 or not above both modes,
 #    or when a reading position lets a hidden passage or any later page through;
 #  - an unsegmented Chinese query finds its passage (text and hybrid);
 #  - a chunk spanning pages 5-6 is hidden at page 5 (--page and the reading
@@ -82,17 +84,35 @@ help_opts=$(ib-search --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 man_opts=$(grep -o -- '\\-\\-[a-z][a-z\\-]*' "$root/man/man1/ib-search.1" | sed 's/\\//g' | sort -u)
 [ "$help_opts" = "$man_opts" ] || fail "--help and man/man1/ib-search.1 list different options: $(diff <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')"
 
+# --- the thesaurus (scripts/build-thesaurus, from WordNet): the lines search relies on
+thesaurus="${IB_THESAURUS:-${XDG_DATA_HOME:-$HOME/.local/share}/ib/thesaurus.tsv}"
+if [ -s "$thesaurus" ]; then
+  grep -q "^forbearance	patience" "$thesaurus" || fail "thesaurus: forbearance has no patience"
+  grep -q "^holy person	saint" "$thesaurus" || fail "thesaurus: holy person has no saint"
+  LC_ALL=C cut -f1 "$thesaurus" | LC_ALL=C sort -c -u || fail "thesaurus: not sorted by bytes, or a word twice"
+  if [ -z "${IB_THESAURUS:-}" ]; then   # never rebuild a file someone pointed us at
+    out=$("$root/scripts/build-thesaurus" 2>&1) || fail "build-thesaurus re-run: $out"
+    case "$out" in *"already built"*) ;; *) fail "build-thesaurus re-run rebuilt: $out" ;; esac
+  fi
+else
+  echo "search e2e: no thesaurus at $thesaurus (scripts/build-thesaurus): synonyms untested here" >&2
+fi
+
 # --- the evaluation: recall@5 per mode on the sample books
 if [ -z "${IB_E2E_SKIP_EVAL:-}" ]; then
   # The issue's bar is hybrid recall@5 >= 0.9, strictly above both single modes;
-  # today hybrid and vector both reach 0.864 (paragraph windows, every window of
-  # a small library scanned), hybrid ranking better (MRR@5 0.75 vs 0.70). The gate
-  # holds what has been reached, so a regression fails; no-spoiler stays strict.
-  # Raise --min-recall (and add --strict) as retrieval improves.
-  "$root/scripts/eval/search" --check --min-recall 0.84 --verbose || fail "evaluation (scripts/eval/search --check)"
+  # today hybrid 0.881, vector 0.864, text 0.610 (paragraph windows, every window
+  # of a small library scanned, WordNet synonyms; without the thesaurus hybrid
+  # and vector tie at 0.864, hybrid ranking better). The gate holds what has been
+  # reached, so a regression fails: with the thesaurus hybrid must beat both modes
+  # (--strict) and reach 0.87; without it, 0.84. No-spoiler stays strict.
+  # Raise --min-recall as retrieval improves.
+  if [ -s "$thesaurus" ] && [ "${IB_SEARCH_SYNONYMS:-1}" != 0 ]; then gate=(--strict --min-recall 0.87); else gate=(--min-recall 0.84); fi
+  "$root/scripts/eval/search" --check "${gate[@]}" --verbose || fail "evaluation (scripts/eval/search --check ${gate[*]})"
   # Held-out questions (other passages of the same books), written after the
-  # paragraph windows landed and never tuned on: hybrid 0.90, vector 0.87, text
-  # 0.50. Do not tune retrieval on them; write new ones when they stop being held out.
+  # paragraph windows landed: hybrid 0.93, vector 0.87, text 0.60 (0.90 / 0.87 /
+  # 0.50 without synonyms; the synonym settings were chosen on the main set and
+  # only checked here). Do not tune on them; write new ones when they stop being held out.
   IB_EVAL_QUESTIONS="$root/shared/fixtures/eval/search-heldout.jsonl" \
     "$root/scripts/eval/search" --check --strict --min-recall 0.86 --verbose || fail "held-out evaluation (scripts/eval/search --check --strict)"
 fi

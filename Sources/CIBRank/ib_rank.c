@@ -1,0 +1,180 @@
+/*
+ * ib_rank.c: ib_concepts, an FTS5 auxiliary function that ranks rows by BM25
+ * over concepts rather than single terms.
+ *
+ * ib-search ORs each query word with its synonyms ("tresses" OR "hair" OR
+ * "braid"). FTS5's bm25() would then count a passage that has a word and two
+ * of its synonyms three times, and a rare synonym would outweigh the word the
+ * reader typed. ib_concepts groups the phrases of the MATCH expression into
+ * concepts, each phrase with a weight, and scores a row by the sum over the
+ * concepts of the best weighted term in it:
+ *
+ *   score = sum over concepts g of  max over phrases i in g of
+ *           w_i * idf_i * tf_i * (k1 + 1) / (tf_i + k1 * (1 - b + b * |D| / avgdl))
+ *
+ * with k1 = 1.2, b = 0.75 and idf_i = max(1e-6, ln((N - n_i + 0.5) / (n_i + 0.5))),
+ * the constants and IDF of FTS5's bm25(). With one phrase per concept and
+ * weight 1 the score is -bm25(). Higher is better.
+ *
+ *   SELECT rowid FROM chunks_fts
+ *   WHERE chunks_fts MATCH '"tress"* OR "hair" OR "forbearanc"* OR "patienc"*'
+ *   ORDER BY ib_concepts(chunks_fts, '0:1 0:0.7 1:1 1:0.7') DESC LIMIT 40;
+ *
+ * The second argument gives each phrase's concept and weight, "concept:weight"
+ * separated by spaces, in the order the phrases appear in the expression; it
+ * must name every phrase. A third field, "concept:weight:documents", gives n_i
+ * when the caller knows it (ib-search reads it from an fts5vocab table), which
+ * saves a pass over the phrase's postings; otherwise it is counted as bm25()
+ * counts it. The statistics are computed once per query and kept as auxiliary data.
+ */
+#include "ib_rank.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define K1 1.2
+#define B 0.75
+
+typedef struct Concepts {
+    int phrases;
+    int *concept;       /* concept of each phrase */
+    double *weight;     /* weight of each phrase */
+    double *idf;        /* idf of each phrase */
+    double *documents;  /* n_i from the argument, or -1 to count it */
+    int concepts;       /* 1 + the largest concept number */
+    double avgdl;
+    double *tf;         /* scratch: term frequency of each phrase in the row */
+    double *best;       /* scratch: best term score of each concept */
+} Concepts;
+
+static void concepts_free(void *p) {
+    Concepts *c = (Concepts *)p;
+    if (!c) return;
+    free(c->concept); free(c->weight); free(c->idf); free(c->documents); free(c->tf); free(c->best);
+    free(c);
+}
+
+/* xQueryPhrase callback: counts the rows that hold the phrase. */
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+    (void)api; (void)fts;
+    (*(sqlite3_int64 *)user)++;
+    return SQLITE_OK;
+}
+
+/* Parses "c:w c:w ..." into c->concept / c->weight; returns 0 unless it names exactly c->phrases phrases. */
+static int parse_spec(Concepts *c, const char *spec) {
+    const char *p = spec;
+    int i = 0;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (i >= c->phrases) return 0;
+        char *end;
+        long group = strtol(p, &end, 10);
+        if (end == p || *end != ':' || group < 0 || group > 100000) return 0;
+        p = end + 1;
+        double w = strtod(p, &end);
+        if (end == p || !(w >= 0.0) || w > 1000.0) return 0;
+        p = end;
+        c->documents[i] = -1.0;
+        if (*p == ':') {
+            double n = strtod(p + 1, &end);
+            if (end == p + 1 || !(n >= 0.0)) return 0;
+            c->documents[i] = n;
+            p = end;
+        }
+        if (*p && *p != ' ') return 0;
+        c->concept[i] = (int)group;
+        c->weight[i] = w;
+        if ((int)group + 1 > c->concepts) c->concepts = (int)group + 1;
+        i++;
+    }
+    return i == c->phrases;
+}
+
+/* The per-query statistics, or NULL after setting an error on ctx. */
+static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec) {
+    Concepts *c = (Concepts *)api->xGetAuxdata(fts, 0);
+    if (c) return c;
+    c = (Concepts *)calloc(1, sizeof(Concepts));
+    if (!c) { sqlite3_result_error_nomem(ctx); return NULL; }
+    c->phrases = api->xPhraseCount(fts);
+    int n = c->phrases > 0 ? c->phrases : 1;
+    c->concept = (int *)calloc((size_t)n, sizeof(int));
+    c->weight = (double *)calloc((size_t)n, sizeof(double));
+    c->idf = (double *)calloc((size_t)n, sizeof(double));
+    c->tf = (double *)calloc((size_t)n, sizeof(double));
+    c->documents = (double *)calloc((size_t)n, sizeof(double));
+    if (!c->concept || !c->weight || !c->idf || !c->tf || !c->documents) { concepts_free(c); sqlite3_result_error_nomem(ctx); return NULL; }
+    if (!parse_spec(c, spec)) {
+        concepts_free(c);
+        sqlite3_result_error(ctx, "ib_concepts: the second argument must give 'concept:weight' for each phrase of the MATCH expression", -1);
+        return NULL;
+    }
+    c->best = (double *)calloc((size_t)(c->concepts > 0 ? c->concepts : 1), sizeof(double));
+    if (!c->best) { concepts_free(c); sqlite3_result_error_nomem(ctx); return NULL; }
+    sqlite3_int64 rows = 0, tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    for (int i = 0; rc == SQLITE_OK && i < c->phrases; i++) {
+        double hits = c->documents[i];
+        if (hits < 0) {
+            sqlite3_int64 counted = 0;
+            rc = api->xQueryPhrase(fts, i, &counted, count_row);
+            hits = (double)counted;
+        }
+        if (hits > (double)rows) hits = (double)rows;
+        double idf = log(((double)rows - hits + 0.5) / (hits + 0.5));
+        c->idf[i] = idf > 1e-6 ? idf : 1e-6;
+    }
+    if (rc != SQLITE_OK) { concepts_free(c); sqlite3_result_error_code(ctx, rc); return NULL; }
+    c->avgdl = rows > 0 ? (double)tokens / (double)rows : 1.0;
+    rc = api->xSetAuxdata(fts, c, concepts_free);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed c */
+    return c;
+}
+
+static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                        int argc, sqlite3_value **argv) {
+    if (argc != 1 || sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+        sqlite3_result_error(ctx, "ib_concepts: usage ib_concepts(fts_table, 'concept:weight ...')", -1);
+        return;
+    }
+    Concepts *c = concepts_for(api, fts, ctx, (const char *)sqlite3_value_text(argv[0]));
+    if (!c) return;
+    for (int i = 0; i < c->phrases; i++) c->tf[i] = 0.0;
+    for (int g = 0; g < c->concepts; g++) c->best[g] = 0.0;
+    int instances = 0, length = 0;
+    int rc = api->xInstCount(fts, &instances);
+    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
+        int phrase, column, offset;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
+        if (rc == SQLITE_OK && phrase >= 0 && phrase < c->phrases) c->tf[phrase] += 1.0;
+    }
+    if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    double norm = K1 * (1.0 - B + B * (double)length / c->avgdl);
+    for (int i = 0; i < c->phrases; i++) {
+        if (c->tf[i] == 0.0) continue;
+        double s = c->weight[i] * c->idf[i] * c->tf[i] * (K1 + 1.0) / (c->tf[i] + norm);
+        if (s > c->best[c->concept[i]]) c->best[c->concept[i]] = s;
+    }
+    double score = 0.0;
+    for (int g = 0; g < c->concepts; g++) score += c->best[g];
+    sqlite3_result_double(ctx, score);
+}
+
+int ib_rank_register(sqlite3 *db) {
+    if (!db) return SQLITE_MISUSE;
+    fts5_api *api = 0;
+    sqlite3_stmt *statement = 0;
+    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, 0);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", 0);
+    sqlite3_step(statement);
+    rc = sqlite3_finalize(statement);
+    if (rc != SQLITE_OK) return rc;
+    if (!api || api->iVersion < 2) return SQLITE_ERROR;
+    return api->xCreateFunction(api, "ib_concepts", 0, ib_concepts, 0);
+}
