@@ -26,6 +26,29 @@ final class ThesaurusTests: XCTestCase {
         XCTAssertNil(Thesaurus(path: "/nonexistent/thesaurus.tsv"))
     }
 
+    func testMalformedFilesNeverCrashALookup() throws {
+        var template = Array("/tmp/ibsearch-thesaurus-bad-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        addTeardownBlock { _ = system("rm -rf '\(directory)'") }
+        let cases: [String: [UInt8]] = [
+            "no-final-newline": Array("alpha\tbeta\nomega\tzeta".utf8),
+            "no-tab": Array("alpha\nomega\tzeta\n".utf8),
+            "blank-lines": Array("\n\nalpha\tbeta\n\n\nomega\tzeta\n\n".utf8),
+            "unsorted": Array("omega\tzeta\nalpha\tbeta\n".utf8),
+            "binary": [0xFF, 0x00, 0x09, 0x0A, 0xFE, 0x09, 0x7C, 0x7C],
+            "one-newline": [0x0A],
+        ]
+        for (name, bytes) in cases {
+            let path = directory + "/" + name
+            XCTAssertTrue(FileManagerShim.write(bytes, to: path), path)
+            guard let t = Thesaurus(path: path) else { continue }
+            for word in ["alpha", "omega", "", "zzz", "\u{FF}", "a"] { _ = t.synonyms(of: word) }
+        }
+        XCTAssertEqual(Thesaurus(path: directory + "/no-final-newline")?.entry("omega"), ["zeta"])
+        XCTAssertNil(Thesaurus(path: directory + "/no-tab")?.entry("alpha"))
+        // (Blank lines break the sort order, so lookups in such a file may miss; they must only not crash.)
+    }
+
     func testInflectionsReachTheirBase() throws {
         let t = try thesaurus()
         XCTAssertEqual(t.synonyms(of: "tresses"), ["braid", "plait", "hair"])
@@ -129,5 +152,14 @@ final class ThesaurusTests: XCTestCase {
         engine.windowScanLimit = 2
         XCTAssertTrue(try engine.search(query).isEmpty)
         XCTAssertEqual(query.k, 1)
+    }
+}
+
+/// Writes bytes to a file (Glibc, to keep Foundation out of the test).
+enum FileManagerShim {
+    static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        guard let f = fopen(path, "wb") else { return false }
+        defer { fclose(f) }
+        return bytes.isEmpty || fwrite(bytes, 1, bytes.count, f) == bytes.count
     }
 }
