@@ -379,23 +379,37 @@ public final class Library {
         return s.int(0)
     }
 
-    /// Calls `body` with the book, chunk index and window codes of every chunk in
-    /// `scope` (as for chunkCount) that has window codes. The codes are valid only during the call.
-    public func forEachWindows(scope: String?, _ body: (String, Int, UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Calls `body` with the seq and window codes of every chunk in `scope` (as for
+    /// chunkCount) that has window codes. The codes are valid only during the call.
+    /// Integers only per row: a scan of many chunks makes no strings.
+    public func forEachWindows(scope: String?, _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
         let s: Statement
         if let scope {
             s = try db.prepare("""
-                SELECT c.book_id, c.chunk_index, c.windows FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
+                SELECT c.seq, c.windows FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
                 WHERE c.windows IS NOT NULL AND (scope.value IS NULL OR c.end_page <= scope.value)
                 """)
             try s.bind(1, scope)
         } else {
-            s = try db.prepare("SELECT book_id, chunk_index, windows FROM chunks WHERE windows IS NOT NULL")
+            s = try db.prepare("SELECT seq, windows FROM chunks WHERE windows IS NOT NULL")
         }
         while try s.step() {
-            let book = s.text(0), index = s.int(1)
-            try s.withBlob(2) { try body(book, index, $0) }
+            let seq = s.int(0)
+            try s.withBlob(1) { try body(seq, $0) }
         }
+    }
+
+    /// The book and chunk index of each seq (chunks_fts rowid) that exists.
+    public func chunkKeys(seqs: [Int]) throws -> [Int: (book: String, index: Int)] {
+        let s = try db.prepare("SELECT book_id, chunk_index FROM chunks WHERE seq = ?")
+        var out: [Int: (book: String, index: Int)] = [:]
+        for seq in seqs {
+            s.reset()
+            try s.bind(1, seq)
+            if try s.step() { out[seq] = (s.text(0), s.int(1)) }
+        }
+        s.reset()
+        return out
     }
 
     /// The chunk whose chunks_fts rowid is `seq`.

@@ -258,6 +258,25 @@ final class SearchEngineTests: XCTestCase {
             .contains { $0.chunkIndex == 0 })
     }
 
+    func testTopScoresKeepsTheBestAndBreaksTiesByEarlierChunk() {
+        var generator = SystemRandomNumberGenerator()
+        for capacity in [1, 3, 40] {
+            var top = TopScores(capacity: capacity)
+            var all: [(seq: Int, score: Float)] = []
+            for seq in 0..<500 {
+                let score = Float(Int.random(in: 0..<50, using: &generator)) / 10   // many ties
+                all.append((seq, score))
+                top.offer(seq, score)
+            }
+            let expected = all.sorted { $0.score != $1.score ? $0.score > $1.score : $0.seq < $1.seq }.prefix(capacity)
+            let got = top.items.sorted { $0.score != $1.score ? $0.score > $1.score : $0.seq < $1.seq }
+            XCTAssertEqual(got.map(\.seq), expected.map(\.seq), "capacity \(capacity)")
+        }
+        var few = TopScores(capacity: 5)
+        few.offer(7, 0.5); few.offer(3, 0.9)
+        XCTAssertEqual(Set(few.items.map(\.seq)), [3, 7])
+    }
+
     func testCoverageCountsWordsAndCJKCharacters() {
         let terms = QueryText.terms("detective examines footprints")
         XCTAssertEqual(SearchEngine.coverage("The detective examined the footprint.", terms: terms), 1, accuracy: 1e-9)
