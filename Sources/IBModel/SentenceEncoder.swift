@@ -130,7 +130,7 @@ public final class SentenceEncoder: @unchecked Sendable {
     /// dominates its window (on the search evaluation, 32 beat 16, 24 and 48).
     public static let windowTokens = 32
     /// The longest paragraph window; longer paragraphs are cut after sentence ends
-    /// (on the search evaluation, 64 beat 48, 96, 128 and whole paragraphs).
+    /// (on the search evaluation, 64 tied 48 and beat 96, 128 and whole paragraphs).
     public static let paragraphTokens = 64
     /// Names the kinds of windows, for caches: windows made another way must not be reused.
     public static let windowScheme = "windows\(windowTokens)p\(paragraphTokens)"
