@@ -407,11 +407,6 @@ public final class SearchEngine {
         return units > 0 ? found / units : 0
     }
 
-    /// coverage(_:concepts:) for plain terms, each a concept of its own.
-    static func coverage(_ text: String, terms: [QueryTerm]) -> Double {
-        coverage(text, concepts: terms.map { Concept(members: [ConceptMember(term: $0, weight: 1)]) })
-    }
-
     // MARK: vector
 
     /// The query's vector with the library's model; nil (with a warning) when

@@ -278,14 +278,16 @@ final class SearchEngineTests: XCTestCase {
     }
 
     func testCoverageCountsWordsAndCJKCharacters() {
-        let terms = QueryText.terms("detective examines footprints")
-        XCTAssertEqual(SearchEngine.coverage("The detective examined the footprint.", terms: terms), 1, accuracy: 1e-9)
-        XCTAssertEqual(SearchEngine.coverage("The detective left.", terms: terms), 1.0 / 3, accuracy: 1e-9)
+        func coverage(_ text: String, _ query: String) -> Double {
+            SearchEngine.coverage(text, concepts: QueryConcepts.build(query, thesaurus: nil))
+        }
+        let words = "detective examines footprints"
+        XCTAssertEqual(coverage("The detective examined the footprint.", words), 1, accuracy: 1e-9)
+        XCTAssertEqual(coverage("The detective left.", words), 1.0 / 3, accuracy: 1e-9)
         // 侦探检查脚印: the bigrams 探检 and 查脚 cross words; a passage with 侦探, 检查 and 脚印 has every character.
-        let cjk = QueryText.terms("侦探检查脚印")
-        XCTAssertEqual(SearchEngine.coverage("侦探仔细检查了地上的脚印。", terms: cjk), 1, accuracy: 1e-9)
-        XCTAssertEqual(SearchEngine.coverage("侦探走了。", terms: cjk), 2.0 / 6, accuracy: 1e-9)
-        XCTAssertEqual(SearchEngine.coverage("没有。", terms: cjk), 0, accuracy: 1e-9)
+        XCTAssertEqual(coverage("侦探仔细检查了地上的脚印。", "侦探检查脚印"), 1, accuracy: 1e-9)
+        XCTAssertEqual(coverage("侦探走了。", "侦探检查脚印"), 2.0 / 6, accuracy: 1e-9)
+        XCTAssertEqual(coverage("没有。", "侦探检查脚印"), 0, accuracy: 1e-9)
     }
 
     func testNothingFound() throws {
