@@ -594,6 +594,8 @@ public final class SearchEngine {
         // About the number of chunks (seq only grows; gaps from deleted books only raise the cap).
         let total = try db.scalarInt("SELECT max(seq) FROM chunks") ?? 0
         let cap = max(2_000, Int(Double(total) * commonFraction))
+        // Nothing to prune in a small library without synonyms: skip the lookups.
+        if total <= cap && concepts.allSatisfy({ $0.members.count == 1 }) { return concepts }
         let counts = try documentFrequencies(db, QueryConcepts.terms(concepts))
         var next = 0
         var kept: [Concept] = []
@@ -652,6 +654,7 @@ public final class SearchEngine {
         guard let books = try db.scalarInt("SELECT count(*) FROM json_each(?1)", scope), books <= maxBooks else { return nil }
         let statement = try db.prepare("SELECT min(c.seq), max(c.seq) FROM json_each(?1) scope JOIN chunks c ON c.book_id = scope.key")
         try statement.bind(1, scope)
+        defer { statement.reset() }
         guard try statement.step(), !statement.isNull(0) else { return nil }
         return (statement.int(0), statement.int(1))
     }

@@ -375,6 +375,7 @@ public final class Library {
             s = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT ?2)")
         }
         try s.bind(2, cap)
+        defer { s.reset() }   // a cached statement left mid-step would hold the read transaction open
         guard try s.step() else { return 0 }
         return s.int(0)
     }
@@ -393,6 +394,7 @@ public final class Library {
         } else {
             s = try db.prepare("SELECT seq, windows FROM chunks WHERE windows IS NOT NULL")
         }
+        defer { s.reset() }   // also when body throws
         while try s.step() {
             let seq = s.int(0)
             try s.withBlob(1) { try body(seq, $0) }
