@@ -27,7 +27,8 @@ let usage = """
       --explain            add vector_rank, text_rank, vector_distance (after the
                            re-scoring by window vectors), bm25 and fused_score (hybrid)
       --candidates N       depth of each list before fusion (default 40)
-      --rrf-k N            the k of reciprocal rank fusion (default 5)
+      --rrf-k K            fuse by reciprocal rank with this k instead of by
+                           standardized scores (for comparisons)
       --db PATH            the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
       --model-dir DIR      the model folder (default $IB_MODEL_DIR, else
                            $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
@@ -42,8 +43,8 @@ let usage = """
     Chunks are scored by their best window vector (a paragraph or a ~32-token
     run, from ib-embed) before fusion: every window when the scope holds up to
     5,000 chunks (IB_SEARCH_WINDOW_SCAN=N changes that), else the candidates'.
-    IB_SEARCH_WINDOWS=0 turns windows off. In the same small scopes, the full-text
-    half also searches each word's WordNet synonyms (scripts/build-thesaurus makes
+    IB_SEARCH_WINDOWS=0 turns windows off. In scopes of up to 20,000 chunks
+    (IB_SEARCH_SYNONYM_SCOPE=N), the full-text half also searches each word's WordNet synonyms (scripts/build-thesaurus makes
     the file, $IB_THESAURUS or $XDG_DATA_HOME/ib/thesaurus.tsv; IB_SEARCH_SYNONYMS=0
     turns them off), each word counted once by the best of itself and its synonyms.
 
@@ -73,7 +74,10 @@ runTool("ib-search") {
     if page != nil && args.has("all-pages") { throw IBError.usage("--page and --all-pages cannot be used together") }
     let pageLimit: PageLimit = page.map { .page($0) } ?? (args.has("all-pages") ? .none : .readingPosition)
     let candidates = try args.int("candidates", min: 1) ?? SearchEngine.defaultCandidates
-    let rrfK = try args.double("rrf-k") ?? 5
+    let rrfK = try args.double("rrf-k")
+    if let rrfK, !(rrfK.isFinite && rrfK > 0 && rrfK <= 1e6) {
+        throw IBError.usage("--rrf-k must be a number above 0 and at most 1000000 (got \(args.value("rrf-k") ?? ""))")
+    }
     let explain = args.has("explain")
     let asJSON = args.has("json") || !Terminal.stdoutIsTerminal
     let bold = !asJSON && Config.environment("NO_COLOR") == nil

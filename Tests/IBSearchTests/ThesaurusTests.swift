@@ -163,8 +163,8 @@ final class ThesaurusTests: XCTestCase {
         // chunk 2 by having two (chunk 2 has hair three times).
         let score = Dictionary(uniqueKeysWithValues: r.map { ($0.chunkIndex, $0.score) })
         XCTAssertLessThan(try XCTUnwrap(score[1]), try XCTUnwrap(score[2]) * 2)
-        // A large scope (above windowScanLimit) searches the words alone.
-        engine.windowScanLimit = 2
+        // A large scope (above synonymScopeLimit) searches the words alone.
+        engine.synonymScopeLimit = 2
         XCTAssertTrue(try engine.search(query).isEmpty)
         XCTAssertEqual(query.k, 1)
     }

@@ -1,0 +1,43 @@
+// Score fusion (Standardized): z-scores over a list, a chunk missing from a
+// list at that list's lowest, and the property the fusion exists for: a chunk
+// that one list ranks first is never pushed out of the top by chunks the two
+// lists only agree on weakly.
+import XCTest
+@testable import IBSearch
+
+final class FusionTests: XCTestCase {
+    func testZScores() {
+        let s = Standardized([3, 1, 2])
+        XCTAssertEqual(s.mean, 2, accuracy: 1e-12)
+        XCTAssertEqual(s.deviation, (2.0 / 3).squareRoot(), accuracy: 1e-12)
+        XCTAssertEqual(s.z(2), 0, accuracy: 1e-12)
+        XCTAssertEqual(s.z(3), 1 / (2.0 / 3).squareRoot(), accuracy: 1e-12)
+        // Missing from the list: as good as its lowest.
+        XCTAssertEqual(s.z(nil), s.z(1), accuracy: 1e-12)
+    }
+
+    func testDegenerateListsStayFinite() {
+        for scores in [[], [0.5], [0.5, 0.5, 0.5]] as [[Double]] {
+            let s = Standardized(scores)
+            XCTAssertTrue(s.flat)
+            // Being in a list of one (or of equal scores) still counts.
+            XCTAssertEqual(s.z(0.5), 1)
+            XCTAssertEqual(s.z(nil), 0)
+        }
+    }
+
+    /// The text list's clear winner (far above the rest) and the vector list's
+    /// stay in the top two, above a chunk both lists rank in the middle.
+    func testAListsClearWinnerIsKept() {
+        let vector: [(String, Double)] = [("v1", 0.62), ("both", 0.50), ("v3", 0.49), ("v4", 0.48), ("v5", 0.47)]
+        let text: [(String, Double)] = [("t1", 14.0), ("t2", 6.1), ("both", 6.0), ("t4", 5.9), ("t5", 5.8)]
+        let fusion = ScoreFusion(vector: vector.map(\.1), text: text.map(\.1), vectorWeight: 1.3)
+        var fused: [String: Double] = [:]
+        for id in Set(vector.map(\.0) + text.map(\.0)) {
+            fused[id] = fusion.score(vector: vector.first { $0.0 == id }?.1, text: text.first { $0.0 == id }?.1)
+        }
+        let order = fused.sorted { $0.value > $1.value }.map(\.key)
+        XCTAssertEqual(Set(order.prefix(2)), ["t1", "v1"], "\(order)")
+        XCTAssertEqual(order[2], "both", "\(order)")
+    }
+}
