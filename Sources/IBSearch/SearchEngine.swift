@@ -358,8 +358,15 @@ public final class SearchEngine {
                 let fusion = ScoreFusion(vector: vectorHits.map { 1 - $0.distance }, text: textHits.map { -$0.bm25 },
                                          vectorWeight: vectorWeight)
                 for i in candidates.indices {
+                    var evidence = 1.0
+                    if candidates[i].tRank != nil {
+                        let text = try library.chunk(bookID: candidates[i].book, index: candidates[i].index)?.text ?? ""
+                        let (found, units) = Self.matched(text, concepts: concepts)
+                        evidence = ScoreFusion.textEvidence(found: found, of: units)
+                    }
                     candidates[i].score = fusion.score(vector: candidates[i].vRank.map { 1 - vectorHits[$0 - 1].distance },
-                                                       text: candidates[i].tRank.map { -textHits[$0 - 1].bm25 })
+                                                       text: candidates[i].tRank.map { -textHits[$0 - 1].bm25 },
+                                                       evidence: evidence)
                 }
             }
         }
@@ -395,7 +402,14 @@ public final class SearchEngine {
     /// -> 侦探 探检 检查); counting characters keeps those from lowering a passage
     /// that has every word.
     static func coverage(_ text: String, concepts: [Concept]) -> Double {
-        guard !concepts.isEmpty else { return 0 }
+        let (found, units) = matched(text, concepts: concepts)
+        return units > 0 ? found / units : 0
+    }
+
+    /// How much of the query `text` holds, as (found, units): the weighted count of
+    /// concepts found and their number (CJK: characters; see coverage()).
+    static func matched(_ text: String, concepts: [Concept]) -> (found: Double, units: Double) {
+        guard !concepts.isEmpty else { return (0, 0) }
         let words = Set(QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() })
         lazy var lowered = text.lowercased()
         func present(_ term: QueryTerm) -> Bool {
@@ -431,7 +445,7 @@ public final class SearchEngine {
             }
             previous = (chars[1], hit)
         }
-        return units > 0 ? found / units : 0
+        return (found, units)
     }
 
     // MARK: vector
@@ -810,7 +824,24 @@ struct ScoreFusion {
     init(vector: [Double], text: [Double], vectorWeight: Double) {
         self.vector = Standardized(vector); self.text = Standardized(text); self.vectorWeight = vectorWeight
     }
-    func score(vector v: Double?, text t: Double?) -> Double { vectorWeight * vector.z(v) + text.z(t) }
+    /// `evidence` (0...1) scales how far the text list lifts a chunk above the
+    /// list's lowest (see textEvidence).
+    func score(vector v: Double?, text t: Double?, evidence: Double = 1) -> Double {
+        let z = text.z(t), floor = text.z(nil)
+        return vectorWeight * vector.z(v) + floor + (z - floor) * evidence
+    }
+
+    /// How much a text hit counts, by how many of the query's words (concepts,
+    /// CJK characters) it holds: one shared word is no evidence (a paraphrase
+    /// matches junk by one rare word, and BM25 ranks that high), each further one
+    /// adds a third, four or more count fully. A one-word query counts fully. On
+    /// the first evaluation set this keeps hybrid above vector (0.84 -> 0.89 in
+    /// simulation), and on the long-book set it changes one book's scope by a
+    /// question and lifts the whole library's (0.65 -> 0.68).
+    static func textEvidence(found: Double, of units: Double) -> Double {
+        if units <= 1 { return 1 }
+        return min(1, max(0, (found - 1) / 3))
+    }
 }
 
 /// The `capacity` highest scores offered, as a min-heap (the lowest kept score on
