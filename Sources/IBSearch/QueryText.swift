@@ -38,6 +38,9 @@ public enum QueryText {
         "someone", "something", "somebody", "anyone", "anything", "thing", "things", "kind", "way",
         "say", "says", "said", "tell", "tells", "told", "describe", "described", "mean", "means", "called",
         "according", "many", "like", "make", "makes", "made",
+        // How readers frame a half-remembered passage ("the part where...", "the
+        // scene in which...", "in the chapter on..."): about the asking, not the book.
+        "part", "bit", "scene", "passage", "chapter", "moment", "remember", "happens", "happened",
     ]
 
     /// Suffixes removed (longest first) when at least four letters remain.

@@ -41,3 +41,31 @@ final class FusionTests: XCTestCase {
         XCTAssertEqual(order[2], "both", "\(order)")
     }
 }
+
+final class TextEvidenceTests: XCTestCase {
+    func testOneSharedWordIsNoEvidence() {
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 1, of: 6), 0)
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 0, of: 6), 0)
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 2, of: 6), 1.0 / 3, accuracy: 1e-12)
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 4, of: 6), 1)
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 6, of: 6), 1)
+        // A synonym counts 0.7 of a word.
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 1.7, of: 3), 0.7 / 3, accuracy: 1e-12)
+    }
+
+    func testAOneWordQueryCountsFully() {
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 1, of: 1), 1)
+        XCTAssertEqual(ScoreFusion.textEvidence(found: 0.7, of: 1), 1)
+    }
+
+    /// Evidence scales how far a text hit rises above the text list's lowest.
+    func testEvidenceScalesTheTextLift() {
+        let fusion = ScoreFusion(vector: [0.5, 0.4, 0.3], text: [9, 5, 1], vectorWeight: 1.3)
+        let none = fusion.score(vector: nil, text: 9, evidence: 0)
+        XCTAssertEqual(none, fusion.score(vector: nil, text: nil), accuracy: 1e-12)
+        let full = fusion.score(vector: nil, text: 9, evidence: 1)
+        let half = fusion.score(vector: nil, text: 9, evidence: 0.5)
+        XCTAssertEqual(half, (none + full) / 2, accuracy: 1e-12)
+        XCTAssertGreaterThan(full, none)
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The long-book evaluation (scripts/eval/long) as a gate: builds a library of
+# War and Peace, Bleak House, Moby-Dick and Meditations from ../shared/books/long
+# (about 8,600 chunks; 2-3 minutes on 2 cores), runs the 225 frozen questions in
+# every mode and scope beside the rank_bm25 reference, ib-ask extractive, and the
+# no-spoiler cases, and fails when a figure falls below
+# shared/fixtures/eval/long/floors.json (set just under what was reached), when
+# hybrid falls more than one question below a single mode or BM25 in any part,
+# kind or book, or when anything past a reading position comes back.
+# Skips (exit 0, with a line on stderr) when ../shared is not there.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+if [ ! -d "$root/../shared/books/long" ]; then
+  echo "e2e long-eval: skipped: no ../shared/books/long beside the checkout" >&2
+  exit 0
+fi
+"$root/scripts/eval/long" --check "$root/shared/fixtures/eval/long/floors.json" || { echo "FAIL: long-book evaluation"; exit 1; }
+echo "e2e long-eval: ok"
