@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
-        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBStore", "IBHTTP", "IBTestSupport"]),
+        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),

@@ -23,6 +23,11 @@ public enum AskCommand {
           --provider NAME     anthropic, openai, ollama or extractive (default: $IB_PROVIDER,
                               else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive)
           --model NAME        the provider's model (default: $IB_MODEL or the provider's default)
+          --base-url URL      the provider's address (default: $ANTHROPIC_BASE_URL, $OPENAI_BASE_URL
+                              or $OLLAMA_HOST; read as ib-embed reads them: /v1 is added to an
+                              Anthropic or OpenAI URL without a version; Ollama takes HOST,
+                              HOST:PORT or a URL, port 11434 unless a scheme says 80/443;
+                              0.0.0.0 is 127.0.0.1; a bad value is a usage error naming it)
           --rounds N          at most N search rounds for providers with tools (default 3)
       -k N                    passages per search (default 6)
           --no-tools          always retrieve first, even for providers with tools
@@ -48,7 +53,7 @@ public enum AskCommand {
 
     static var options: [Arguments.Option] { [
         .init("book", short: "b", takesValue: true), .init("page", takesValue: true), .init("all-pages"),
-        .init("provider", takesValue: true), .init("model", takesValue: true),
+        .init("provider", takesValue: true), .init("model", takesValue: true), .init("base-url", takesValue: true),
         .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
         .init("no-tools"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
         .init("retries", takesValue: true), .init("continue", short: "c"),
@@ -67,6 +72,15 @@ public enum AskCommand {
         let json = args.has("json"), strict = args.has("strict")
         if args.has("continue") && args.value("conversation") != nil {
             throw IBError.usage("--continue and --conversation cannot be used together")
+        }
+
+        // A bad provider address (OLLAMA_HOST, --base-url...) is a usage error before
+        // anything else; other provider errors (a missing key) wait until one is needed.
+        if !args.has("list") {
+            do {
+                _ = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"),
+                                                 baseURL: args.value("base-url"))
+            } catch where error.code == .usage { throw error } catch {}
         }
 
         let library = try Library.open(path: args.value("db"), create: false)
@@ -111,7 +125,8 @@ public enum AskCommand {
         if args.has("all-pages") { context.currentPage = nil }
 
         // The provider.
-        var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"))
+        var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"),
+                                                    baseURL: args.value("base-url"))
         settings.timeout = try args.double("timeout") ?? 60
         guard settings.timeout > 0 else { throw IBError.usage("--timeout must be more than 0") }
         settings.maxRetries = try args.int("retries", min: 0) ?? 3

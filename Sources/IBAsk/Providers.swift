@@ -21,8 +21,14 @@ public struct ProviderSettings {
     public static let defaultModels = ["anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini", "ollama": "llama3.1"]
 
     /// Picks the provider: `flag`, then $IB_PROVIDER, then the first API key
-    /// found (ANTHROPIC_API_KEY, OPENAI_API_KEY), else extractive.
-    public static func resolve(provider flag: String?, model: String?, environment: (String) -> String? = Config.environment) throws(IBError) -> ProviderSettings {
+    /// found (ANTHROPIC_API_KEY, OPENAI_API_KEY), else extractive. The base URL
+    /// is `baseURL` (--base-url), else ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
+    /// OLLAMA_HOST, read by ProviderEndpoint (IBCore) exactly as ib-embed reads
+    /// them. `environment` keeps a variable set but empty as "": an empty
+    /// endpoint variable is refused, any other counts as unset.
+    public static func resolve(provider flag: String?, model: String?, baseURL baseFlag: String? = nil,
+                               environment raw: (String) -> String? = Config.rawEnvironment) throws(IBError) -> ProviderSettings {
+        func environment(_ name: String) -> String? { raw(name).flatMap { $0.isEmpty ? nil : $0 } }
         var name = flag ?? environment("IB_PROVIDER")
         if name == nil {
             if environment("ANTHROPIC_API_KEY") != nil { name = "anthropic" }
@@ -36,32 +42,32 @@ public struct ProviderSettings {
         let model = model ?? environment("IB_MODEL") ?? defaultModels[chosen] ?? Config.defaultModelName
         switch chosen {
         case "anthropic":
+            let base = try ProviderEndpoint.baseURL(.anthropic, flag: baseFlag, environment: raw)
             guard let key = environment("ANTHROPIC_API_KEY") else {
                 throw IBError("provider anthropic needs ANTHROPIC_API_KEY in the environment (or use --provider extractive)", code: .provider)
             }
-            let base = environment("ANTHROPIC_BASE_URL") ?? "https://api.anthropic.com"
-            return ProviderSettings(name: chosen, model: model, baseURL: trimSlash(base), apiKey: key)
+            return ProviderSettings(name: chosen, model: model, baseURL: base, apiKey: key)
         case "openai":
-            // A compatible server (OPENAI_BASE_URL) may need no key; OpenAI itself does.
+            let base = try ProviderEndpoint.baseURL(.openai, flag: baseFlag, environment: raw)
+            // A compatible server (OPENAI_BASE_URL, --base-url) may need no key; OpenAI itself does.
             let key = environment("OPENAI_API_KEY")
-            guard key != nil || environment("OPENAI_BASE_URL") != nil else {
+            guard key != nil || ProviderEndpoint.source(.openai, flag: baseFlag, environment: raw) != nil else {
                 throw IBError("provider openai needs OPENAI_API_KEY in the environment (or use --provider extractive)", code: .provider)
             }
-            let base = environment("OPENAI_BASE_URL") ?? "https://api.openai.com/v1"
-            return ProviderSettings(name: chosen, model: model, baseURL: trimSlash(base), apiKey: key)
+            return ProviderSettings(name: chosen, model: model, baseURL: base, apiKey: key)
         case "ollama":
-            var host = environment("OLLAMA_HOST") ?? "http://127.0.0.1:11434"
-            if !host.hasPrefix("http://") && !host.hasPrefix("https://") { host = "http://" + host }
-            return ProviderSettings(name: chosen, model: model, baseURL: trimSlash(host), apiKey: nil)
+            let base = try ProviderEndpoint.baseURL(.ollama, flag: baseFlag, environment: raw)
+            return ProviderSettings(name: chosen, model: model, baseURL: base, apiKey: nil)
         default:
+            if baseFlag != nil { throw IBError.usage("--base-url needs --provider anthropic, openai or ollama") }
             return ProviderSettings(name: "extractive", model: model, baseURL: "", apiKey: nil)
         }
     }
 
-    static func trimSlash(_ s: String) -> String {
-        var s = s
-        while s.hasSuffix("/") { s.removeLast() }
-        return s
+    /// The request URL for `path` under the base ("messages", "chat/completions", "api/chat").
+    /// Anthropic and OpenAI bases end in a version (/v1 added when missing), as ib-embed's do.
+    public func endpoint(_ path: String) -> String {
+        ProviderEndpoint.url(name == "ollama" ? baseURL : ProviderEndpoint.versioned(baseURL), path)
     }
 
     /// The provider object, or nil for extractive.
@@ -135,7 +141,7 @@ func parseJSON(_ text: String, provider: String) throws(IBError) -> JSON {
 
 // MARK: - Anthropic
 
-/// Anthropic Messages API: POST /v1/messages, streamed SSE.
+/// Anthropic Messages API: POST {base}/v1/messages, streamed SSE.
 final class AnthropicProvider: ChatProvider {
     let settings: ProviderSettings
     var name: String { "anthropic" }
@@ -182,7 +188,7 @@ final class AnthropicProvider: ChatProvider {
     }
 
     func complete(_ request: ChatRequest, onText: (String) throws -> Void) throws -> ChatTurn {
-        let http = HTTPRequest.json(settings.baseURL + "/v1/messages", body: body(request), headers: [
+        let http = HTTPRequest.json(settings.endpoint("messages"), body: body(request), headers: [
             ("x-api-key", settings.apiKey ?? ""),
             ("anthropic-version", Self.apiVersion),
             ("Accept", "text/event-stream"),
@@ -265,7 +271,8 @@ final class AnthropicProvider: ChatProvider {
 
 // MARK: - OpenAI
 
-/// OpenAI Chat Completions (and compatible servers): POST {base}/chat/completions, streamed SSE.
+/// OpenAI Chat Completions (and compatible servers): POST {base}/v1/chat/completions, streamed SSE
+/// (a base that ends in /v1 or another version gets only /chat/completions).
 final class OpenAIProvider: ChatProvider {
     let settings: ProviderSettings
     var name: String { "openai" }
@@ -314,7 +321,7 @@ final class OpenAIProvider: ChatProvider {
     func complete(_ request: ChatRequest, onText: (String) throws -> Void) throws -> ChatTurn {
         var headers = [("Accept", "text/event-stream")]
         if let key = settings.apiKey { headers.append(("Authorization", "Bearer " + key)) }
-        let http = HTTPRequest.json(settings.baseURL + "/chat/completions", body: body(request), headers: headers)
+        let http = HTTPRequest.json(settings.endpoint("chat/completions"), body: body(request), headers: headers)
         var turn = ChatTurn()
         struct Call { var id = ""; var name = ""; var arguments = "" }
         var calls: [Int: Call] = [:]
@@ -406,7 +413,7 @@ final class OllamaProvider: ChatProvider {
     }
 
     func complete(_ request: ChatRequest, onText: (String) throws -> Void) throws -> ChatTurn {
-        let http = HTTPRequest.json(settings.baseURL + "/api/chat", body: body(request), headers: [("Accept", "application/x-ndjson")])
+        let http = HTTPRequest.json(settings.endpoint("api/chat"), body: body(request), headers: [("Accept", "application/x-ndjson")])
         var turn = ChatTurn()
         var finished = false
         var splitter = LineSplitter()

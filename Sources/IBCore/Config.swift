@@ -11,6 +11,13 @@ public enum Config {
         return string.isEmpty ? nil : string
     }
 
+    /// Like `environment`, but a variable that is set and empty is "" rather
+    /// than nil (provider endpoints refuse an empty value instead of ignoring it).
+    public static func rawEnvironment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
     public static var home: String { environment("HOME") ?? "/tmp" }
 
     /// $XDG_DATA_HOME/ib, defaulting to ~/.local/share/ib.

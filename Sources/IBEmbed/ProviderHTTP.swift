@@ -15,7 +15,8 @@ import IBHTTP
 public struct HTTPEmbeddingSettings {
     /// The provider's own model name, e.g. "text-embedding-3-small".
     public var model: String
-    /// OpenAI: "https://api.openai.com" (or ".../v1"); Ollama: "http://127.0.0.1:11434".
+    /// OpenAI: "https://api.openai.com/v1" (/v1 is added when missing); Ollama:
+    /// "http://127.0.0.1:11434". The factory reads them with ProviderEndpoint (IBCore).
     public var baseURL: String
     /// Sent as `Authorization: Bearer KEY` (OpenAI). Never printed.
     public var apiKey: String?
@@ -223,7 +224,7 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         "\(label): \(HTTPError.describe(endpoint)) answered HTTP 404\(detail) (check the base URL and the model name)"
     }
 
-    var endpoint: String { settings.baseURL }
+    public var endpoint: String { settings.baseURL }
 
     /// The "error" message of an API's error body: {"error": {"message": ...}} or {"error": "..."}.
     func apiMessage(_ body: [UInt8]) -> String? {
@@ -247,18 +248,12 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         }
         return out
     }
-
-    static func trimSlash(_ s: String) -> String {
-        var s = s
-        while s.hasSuffix("/") { s.removeLast() }
-        return s
-    }
 }
 
 /// OpenAI embeddings (and compatible servers): POST {base}/v1/embeddings.
 public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
     public static let defaultModel = "text-embedding-3-small"
-    public static let defaultBaseURL = "https://api.openai.com"
+    public static let defaultBaseURL = ProviderEndpoint.defaultBase(.openai)
     public static let defaultBatchSize = 96
     public static let defaultConcurrency = 2
     public static let keyVariable = "OPENAI_API_KEY"
@@ -270,10 +265,9 @@ public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
     }
 
     /// `{base}/v1/embeddings`; a base that already ends in /v1 (as OPENAI_BASE_URL
-    /// usually does) gets only `/embeddings`.
+    /// usually does) gets only `/embeddings` (ProviderEndpoint.versioned, as ib-ask).
     public override var endpoint: String {
-        let base = HTTPEmbeddingProvider.trimSlash(settings.baseURL)
-        return base.hasSuffix("/v1") ? base + "/embeddings" : base + "/v1/embeddings"
+        ProviderEndpoint.url(ProviderEndpoint.versioned(settings.baseURL), "embeddings")
     }
 
     public override var cacheKey: String {
@@ -310,30 +304,20 @@ public final class OpenAIEmbeddingProvider: HTTPEmbeddingProvider {
 /// Ollama: POST {OLLAMA_HOST}/api/embed.
 public final class OllamaEmbeddingProvider: HTTPEmbeddingProvider {
     public static let defaultModel = "nomic-embed-text"
-    public static let defaultHost = "http://127.0.0.1:11434"
+    public static let defaultHost = ProviderEndpoint.defaultBase(.ollama)
     public static let defaultBatchSize = 32
 
     public init(settings: HTTPEmbeddingSettings) {
         super.init(settings: settings, modelID: "ollama/" + settings.model, label: "Ollama", keyVariable: nil)
     }
 
-    /// OLLAMA_HOST as Ollama reads it: "host", "host:port" or a URL; 0.0.0.0 means this machine.
-    public static func baseURL(host: String?) -> String {
-        guard var host = host, !host.isEmpty else { return defaultHost }
-        if !host.hasPrefix("http://") && !host.hasPrefix("https://") { host = "http://" + host }
-        host = trimSlash(host)
-        if let schemeEnd = host.range(of: "://") {
-            let rest = host[schemeEnd.upperBound...]
-            let hostPart = rest.prefix { $0 != "/" }
-            var fixed = String(hostPart)
-            if fixed == "0.0.0.0" || fixed.hasPrefix("0.0.0.0:") { fixed = "127.0.0.1" + fixed.dropFirst(7) }
-            if !fixed.contains(":") && !fixed.hasPrefix("[") { fixed += host.hasPrefix("https") ? ":443" : ":11434" }
-            host = String(host[..<schemeEnd.upperBound]) + fixed + rest.dropFirst(hostPart.count)
-        }
-        return host
+    /// OLLAMA_HOST as Ollama reads it (ProviderEndpoint, shared with ib-ask); nil: the default.
+    public static func baseURL(host: String?) throws(IBError) -> String {
+        guard let host else { return defaultHost }
+        return try ProviderEndpoint.parse(host, api: .ollama, source: "OLLAMA_HOST")
     }
 
-    public override var endpoint: String { HTTPEmbeddingProvider.trimSlash(settings.baseURL) + "/api/embed" }
+    public override var endpoint: String { ProviderEndpoint.url(settings.baseURL, "api/embed") }
 
     override var unreachableHint: String { " (is `ollama serve` running? OLLAMA_HOST sets where)" }
 

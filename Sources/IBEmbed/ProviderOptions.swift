@@ -9,8 +9,9 @@
 //   --provider native|openai|ollama   $IB_EMBED_PROVIDER   (default native)
 //   --model NAME                      $IB_EMBED_MODEL      (openai: text-embedding-3-small,
 //                                                           ollama: nomic-embed-text)
-//   --base-url URL    openai: $OPENAI_BASE_URL or https://api.openai.com
+//   --base-url URL    openai: $OPENAI_BASE_URL or https://api.openai.com/v1
 //                     ollama: $OLLAMA_HOST or http://127.0.0.1:11434
+//                     (both read by ProviderEndpoint in IBCore, as ib-ask reads them)
 //   --dim N           the expected dimension (openai is asked for it)
 //   --timeout S       HTTP idle timeout (default 60)
 //   --retries N, --jobs N   retries on 429/5xx (5); requests in flight (openai 2, ollama 1)
@@ -36,8 +37,11 @@ public struct ProviderOptions {
                           text-embedding-3-small, ollama: nomic-embed-text;
                           native: a folder name under $XDG_DATA_HOME/ib/models)
       --base-url URL      openai: default $OPENAI_BASE_URL, else
-                          https://api.openai.com; ollama: default $OLLAMA_HOST,
-                          else http://127.0.0.1:11434
+                          https://api.openai.com/v1 (/v1 is added when the
+                          URL has no version); ollama: default $OLLAMA_HOST,
+                          else http://127.0.0.1:11434 (HOST or HOST:PORT; port
+                          11434 unless a scheme says 80/443); 0.0.0.0 is
+                          127.0.0.1; ib-ask reads them the same way
       --dim N             the dimension to expect (openai is asked for N);
                           any other length is an error
       --timeout SECONDS   HTTP idle timeout (default 60)
@@ -63,22 +67,25 @@ public struct ProviderOptions {
     public var jobs: Int?
     public var useCache = true
     public var cachePath: String?
-    /// Where environment variables come from (tests replace it).
-    public var environment: (String) -> String? = Config.environment
+    /// Where environment variables come from (tests replace it). A variable
+    /// set but empty is "" here: an empty OLLAMA_HOST or OPENAI_BASE_URL is
+    /// refused; for every other variable it counts as unset (`variable`).
+    public var environment: (String) -> String? = Config.rawEnvironment
 
     public init() {}
 
     /// Reads the flags above; --batch sets texts per HTTP request for openai and ollama.
-    public init(_ args: Arguments, environment: @escaping (String) -> String? = Config.environment) throws(IBError) {
+    public init(_ args: Arguments, environment: @escaping (String) -> String? = Config.rawEnvironment) throws(IBError) {
         self.environment = environment
-        let name = args.value("provider") ?? environment("IB_EMBED_PROVIDER") ?? "native"
+        let variable = ProviderOptions.nonEmpty(environment)
+        let name = args.value("provider") ?? variable("IB_EMBED_PROVIDER") ?? "native"
         guard ProviderOptions.names.contains(name.lowercased()) else {
             let source = args.value("provider") != nil ? "--provider" : "IB_EMBED_PROVIDER"
             throw IBError.usage("\(source): unknown provider '\(name)' (choose one of \(ProviderOptions.names.joined(separator: ", ")))")
         }
         provider = name.lowercased()
         modelFlag = args.value("model")
-        model = modelFlag ?? environment("IB_EMBED_MODEL")
+        model = modelFlag ?? variable("IB_EMBED_MODEL")
         baseURL = args.value("base-url")
         dimension = try args.int("dim", min: 1)
         batchSize = try args.int("batch", min: 1)
@@ -92,12 +99,24 @@ public struct ProviderOptions {
         cachePath = args.value("cache")
         if !useCache && cachePath != nil { throw IBError.usage("--cache and --no-cache cannot be combined") }
         if provider == "native" && baseURL != nil { throw IBError.usage("--base-url needs --provider openai or ollama") }
+        // A bad --base-url is a usage error before anything is read.
+        if let api = endpointAPI, let baseURL { _ = try ProviderEndpoint.parse(baseURL, api: api, source: "--base-url") }
+    }
+
+    /// The endpoint the chosen provider reads (nil: native).
+    var endpointAPI: ProviderEndpoint.API? {
+        provider == "openai" ? .openai : provider == "ollama" ? .ollama : nil
+    }
+
+    /// The environment with empty values as unset.
+    static func nonEmpty(_ environment: @escaping (String) -> String?) -> (String) -> String? {
+        { name in environment(name).flatMap { $0.isEmpty ? nil : $0 } }
     }
 
     /// The options that give vectors comparable to a stored model id:
     /// "openai/NAME" and "ollama/NAME" pick that provider and model, anything
     /// else the native model (e.g. for ib-search to embed a query).
-    public init(modelID: String, environment: @escaping (String) -> String? = Config.environment) {
+    public init(modelID: String, environment: @escaping (String) -> String? = Config.rawEnvironment) {
         self.environment = environment
         for name in ["openai", "ollama"] where modelID.hasPrefix(name + "/") {
             provider = name
@@ -117,14 +136,15 @@ public struct ProviderOptions {
 
     /// The HTTP provider chosen, or nil for native.
     public func makeHTTPProvider() throws(IBError) -> HTTPEmbeddingProvider? {
+        let variable = ProviderOptions.nonEmpty(environment)
         switch provider {
         case "openai":
-            guard let key = environment(OpenAIEmbeddingProvider.keyVariable) else {
+            guard let key = variable(OpenAIEmbeddingProvider.keyVariable) else {
                 throw IBError("the openai provider needs an API key in \(OpenAIEmbeddingProvider.keyVariable) (export OPENAI_API_KEY=...)", code: .provider)
             }
             var settings = HTTPEmbeddingSettings(
                 model: model ?? OpenAIEmbeddingProvider.defaultModel,
-                baseURL: baseURL ?? environment("OPENAI_BASE_URL") ?? OpenAIEmbeddingProvider.defaultBaseURL,
+                baseURL: try ProviderEndpoint.baseURL(.openai, flag: baseURL, environment: environment),
                 apiKey: key, dimension: dimension, batchSize: batchSize ?? OpenAIEmbeddingProvider.defaultBatchSize)
             configure(&settings)
             settings.concurrency = jobs ?? OpenAIEmbeddingProvider.defaultConcurrency
@@ -132,7 +152,7 @@ public struct ProviderOptions {
         case "ollama":
             var settings = HTTPEmbeddingSettings(
                 model: model ?? OllamaEmbeddingProvider.defaultModel,
-                baseURL: OllamaEmbeddingProvider.baseURL(host: baseURL ?? environment("OLLAMA_HOST")),
+                baseURL: try ProviderEndpoint.baseURL(.ollama, flag: baseURL, environment: environment),
                 dimension: dimension, batchSize: batchSize ?? OllamaEmbeddingProvider.defaultBatchSize)
             configure(&settings)
             settings.concurrency = jobs ?? 1

@@ -265,12 +265,38 @@ final class OllamaProviderTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("expected 768") == true, error?.message ?? "")
     }
 
-    func testHostForms() {
-        XCTAssertEqual(OllamaEmbeddingProvider.baseURL(host: nil), "http://127.0.0.1:11434")
-        XCTAssertEqual(OllamaEmbeddingProvider.baseURL(host: "0.0.0.0"), "http://127.0.0.1:11434")
-        XCTAssertEqual(OllamaEmbeddingProvider.baseURL(host: "0.0.0.0:8080"), "http://127.0.0.1:8080")
-        XCTAssertEqual(OllamaEmbeddingProvider.baseURL(host: "gpu-box:11434"), "http://gpu-box:11434")
-        XCTAssertEqual(OllamaEmbeddingProvider.baseURL(host: "https://ollama.example.com/"), "https://ollama.example.com:443")
+    func testHostForms() throws {
+        // The forms themselves are ProviderEndpoint's (IBCoreTests/EndpointTests); this is the wiring.
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: nil), "http://127.0.0.1:11434")
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: "myhost"), "http://myhost:11434")
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: "0.0.0.0"), "http://127.0.0.1:11434")
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: "0.0.0.0:8080"), "http://127.0.0.1:8080")
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: "gpu-box:11434"), "http://gpu-box:11434")
+        XCTAssertEqual(try OllamaEmbeddingProvider.baseURL(host: "https://ollama.example.com/"), "https://ollama.example.com:443")
+        XCTAssertEqual(ibError { _ = try OllamaEmbeddingProvider.baseURL(host: "ftp://x") }?.code, .usage)
+    }
+
+    func testBadEndpointSettingsAreUsageErrorsNamingThem() throws {
+        func options(_ flags: [String], _ env: [String: String]) throws -> ProviderOptions {
+            try ProviderOptions(try Arguments(flags, options: ProviderOptions.arguments), environment: { env[$0] })
+        }
+        // A bad --base-url is refused when the options are read.
+        let flag = ibError { _ = try options(["--provider", "ollama", "--base-url", "ftp://box"], [:]) }
+        XCTAssertEqual(flag?.code, .usage)
+        XCTAssertTrue(flag?.message.hasPrefix("--base-url:") == true, flag?.message ?? "")
+        // Bad or empty variables, when the provider that reads them is built.
+        for (provider, variable, value) in [("ollama", "OLLAMA_HOST", ""), ("ollama", "OLLAMA_HOST", "box:port"),
+                                            ("openai", "OPENAI_BASE_URL", ""), ("openai", "OPENAI_BASE_URL", "gopher://x")] {
+            let o = try options(["--provider", provider, "--no-cache"], [variable: value, "OPENAI_API_KEY": "k"])
+            let error = ibError { _ = try o.makeHTTPProvider() }
+            XCTAssertEqual(error?.code, .usage, "\(variable)=\(value)")
+            XCTAssertTrue(error?.message.hasPrefix(variable) == true, error?.message ?? "")
+        }
+        // An empty variable of another provider is not read; other empty variables count as unset.
+        let o = try options(["--no-cache"], ["IB_EMBED_PROVIDER": "ollama", "OPENAI_BASE_URL": "", "IB_EMBED_MODEL": ""])
+        let provider = try XCTUnwrap(try o.makeHTTPProvider() as? OllamaEmbeddingProvider)
+        XCTAssertEqual(provider.endpoint, "http://127.0.0.1:11434/api/embed")
+        XCTAssertEqual(provider.settings.model, OllamaEmbeddingProvider.defaultModel)
     }
 }
 
