@@ -64,7 +64,14 @@ public final class CaptureEngine {
     }
 
     func ambiguity(_ query: String, _ matches: [TitleMatcher.Match]) throws -> CaptureFailure {
-        var message = Messages.text("ambiguous", arguments: [query, String(matches.count)], language: Messages.current)
+        try ambiguity(query, matches.map { (id: $0.id, title: $0.title, score: $0.score) })
+    }
+
+    /// Exit 3: nothing written, the candidates listed (and kept for the line that settles it).
+    /// `key` is the message: "ambiguous" (a title) or "ambiguous_author" (an author's name).
+    func ambiguity(_ query: String, _ matches: [(id: String, title: String, score: Double)],
+                   key: String = "ambiguous") throws -> CaptureFailure {
+        var message = Messages.text(key, arguments: [query, String(matches.count)], language: Messages.current)
         var candidates: [JSON] = []
         for (i, m) in matches.enumerated() {
             let ref = try store?.bookRef(id: m.id)
@@ -73,7 +80,10 @@ public final class CaptureEngine {
                                "score": .number((m.score * 1000).rounded() / 1000)])
         }
         message += "\n" + Messages.text("settle_hint", arguments: [], language: Messages.current)
-        let json: JSON = ["type": "ambiguous", "query": .string(query), "candidates": .array(candidates)]
+        var o = JSONObject([("type", "ambiguous"), ("query", .string(query))])
+        if key == "ambiguous_author" { o["by"] = "author" }
+        o["candidates"] = .array(candidates)
+        let json: JSON = .object(o)
         return CaptureFailure(error: IBError(message, code: .ambiguous), json: json)
     }
 
@@ -104,17 +114,32 @@ public final class CaptureEngine {
         }
     }
 
-    /// The one book by an author of that name: the current book when it is by them, else
-    /// the only book in the library by them.
+    /// The book a name that is an author's stands for: the only book in the
+    /// library by them. When several are, the current book wins if it is one of
+    /// them (and stderr says so); otherwise nothing is guessed: exit 3 with the
+    /// candidates. nil: no book by that name.
     func bookByAuthor(_ name: String, _ store: CaptureStore) throws -> BookRef? {
         let key = TitleMatcher.normalize(name)
         guard !key.isEmpty else { return nil }
         func by(_ authors: [String]) -> Bool {
             authors.contains { a in let n = TitleMatcher.normalize(a); return n == key || n.hasSuffix(" " + key) || n.hasPrefix(key + " ") }
         }
-        if let current = try store.currentBook(), by(current.authors) { return current }
-        let ids = try store.entries().filter { by($0.authors) }.map(\.id)
-        return ids.count == 1 ? try store.bookRef(id: ids[0]) : nil
+        let books = try store.entries().filter { by($0.authors) }.sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+        if books.isEmpty { return nil }
+        if books.count == 1 { return try store.bookRef(id: books[0].id) }
+        if let current = try store.currentBook(), books.contains(where: { $0.id == current.id }) {
+            printError(Messages.text("author_current", arguments: [name, String(books.count), current.title], language: Messages.current))
+            return current
+        }
+        throw try ambiguity(name, books.map { (id: $0.id, title: $0.title, score: 1.0) }, key: "ambiguous_author")
+    }
+
+    /// A page past the book's last page (when its page count is known) is refused.
+    func checkPages(_ c: Capture, _ ref: BookRef) throws {
+        guard ref.pageCount > 0 else { return }
+        for page in [c.page, c.pageEnd].compactMap({ $0 }) where page > ref.pageCount {
+            throw fail("page_past_end", ref.title, String(ref.pageCount), String(page))
+        }
     }
 
     func base(_ type: String, _ ref: BookRef) -> JSONObject {
@@ -136,12 +161,18 @@ public final class CaptureEngine {
             if key == "plan_no_date" { throw fail("plan_no_date") }
             throw fail(key == "empty" ? "empty" : "not_understood", Text.trim(line))
         }
+        // "p. -3", "p. 0": no such page; the capture is refused, not stored without it.
+        if let bad = c.badPage {
+            let below = bad.hasPrefix("-") || bad.allSatisfy { $0 == "0" || $0 == "零" || $0 == "〇" }
+            throw fail(below ? "page_below_one" : "page_too_large", bad)
+        }
         if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
         let store = store!
         return try store.library.db.write { () throws -> JSON in
             switch c.intent {
             case .quote, .note, .question:
                 let ref = try book(for: c, createIfMissing: false)
+                try checkPages(c, ref)
                 var o: JSONObject
                 let id: Int
                 if c.intent == .quote {

@@ -18,6 +18,9 @@ public struct Capture: Sendable, Equatable {
     public var text: String? = nil
     /// quote/note/question: the page; progress: the page reached.
     public var page: Int? = nil
+    /// A page reference whose number is no page (below 1, or too large to be
+    /// one), as written: "-3", "0". The capture is refused, never stored without it.
+    public var badPage: String? = nil
     public var pageEnd: Int? = nil
     /// progress: pages read (a delta).
     public var pagesRead: Int? = nil
@@ -39,6 +42,14 @@ public struct Capture: Sendable, Equatable {
 
     public init(intent: Intent) { self.intent = intent }
 
+    /// Takes a page reference: its first page and last page, or (`reached`,
+    /// progress) the last page alone.
+    mutating func setPage(_ f: CaptureParser.Found, reached: Bool = false) {
+        badPage = f.bad
+        if f.bad != nil { page = nil; pageEnd = nil; return }
+        if reached { page = f.end ?? f.value } else { page = f.value; pageEnd = f.end }
+    }
+
     /// A compact, stable description used by the test table:
     /// `intent key=value ...` with keys in a fixed order, nil fields left out.
     public var summary: String {
@@ -48,6 +59,7 @@ public struct Capture: Sendable, Equatable {
         if !books.isEmpty { parts.append("books=\(books.joined(separator: "|"))") }
         if let author { parts.append("author=\(author)") }
         if let page { parts.append("page=\(page)") }
+        if let badPage { parts.append("bad_page=\(badPage)") }
         if let pageEnd { parts.append("page_end=\(pageEnd)") }
         if let pagesRead { parts.append("pages_read=\(pagesRead)") }
         if let pageCount { parts.append("page_count=\(pageCount)") }
@@ -199,7 +211,14 @@ public struct CaptureParser: Sendable {
 
     // MARK: pages and chapters
 
-    struct Found { var value: Int; var end: Int?; var range: Range<Int> }
+    struct Found {
+        var value: Int; var end: Int?; var range: Range<Int>
+        /// The number as written when it is no page: below 1 ("-3", "0") or too large.
+        var bad: String? = nil
+    }
+
+    /// The largest page number taken as a page (Text.int's limit).
+    static let maxPage = 10_000_000
 
     /// A page reference anywhere: p. 47, p47, pp. 47-48, page 47, pg 47, 第47页, 47页, P47.
     static func findPage(_ chars: [Character]) -> Found? {
@@ -211,9 +230,19 @@ public struct CaptureParser: Sendable {
             if c == "第" || Text.isDigit(c) || ChineseNumber.digits[c] != nil || c == "十" || c == "百" {
                 var j = c == "第" ? i + 1 : i
                 while j < lower.count, lower[j] == " " { j += 1 }
+                // 第-3页, 第负3页: a page below 1, refused later.
+                var negative = false
+                if c == "第", j + 1 < lower.count, "-−–负".contains(lower[j]), Text.isDigit(lower[j + 1]) || ChineseNumber.digits[lower[j + 1]] != nil {
+                    negative = true
+                    j += 1
+                }
                 let numStart = j
                 while j < lower.count, Text.isDigit(lower[j]) || ChineseNumber.digits[lower[j]] != nil || ChineseNumber.units[lower[j]] != nil { j += 1 }
-                var value = ChineseNumber.parse(String(chars[numStart..<j]))
+                let written = String(chars[numStart..<j])
+                var value = ChineseNumber.parse(written)
+                // Digits too many to be a page: kept as written, refused later.
+                let tooLarge = value == nil && j > numStart && written.allSatisfy(Text.isDigit)
+                if tooLarge { value = 0 }
                 var end: Int? = nil
                 if value != nil, j < lower.count, lower[j] == "-" || lower[j] == "–" || lower[j] == "~" || lower[j] == "至" || lower[j] == "到" {
                     var k = j + 1
@@ -229,6 +258,9 @@ public struct CaptureParser: Sendable {
                 while k < lower.count, lower[k] == " " { k += 1 }
                 if value != nil, j > numStart, k < lower.count, lower[k] == "页",
                    c == "第" || i == 0 || !Text.isDigit(lower[i - 1]) {
+                    if negative || tooLarge || value! < 1 || value! > maxPage {
+                        return Found(value: 0, end: nil, range: i..<(k + 1), bad: (negative ? "-" : "") + written)
+                    }
                     if let e = end, e < value! { end = nil }
                     return Found(value: value!, end: end, range: i..<(k + 1))
                 }
@@ -249,8 +281,18 @@ public struct CaptureParser: Sendable {
                 if accepted.contains(word) || (word.count >= 4 && Fuzzy.isKeyword(word, ["page", "pages"])) {
                     if j < lower.count, lower[j] == "." { j += 1 }
                     while j < lower.count, lower[j] == " " || lower[j] == "#" { j += 1 }
+                    // "p. -3": a page below 1, refused later.
+                    var negative = false
+                    if j + 1 < lower.count, "-−–".contains(lower[j]), Text.isDigit(lower[j + 1]) { negative = true; j += 1 }
                     let numStart = j
                     while j < lower.count, Text.isDigit(lower[j]) { j += 1 }
+                    if j > numStart, j == lower.count || !lower[j].isLetter || lower[j] == "f" {
+                        let written = String(chars[numStart..<j])
+                        let parsed = Text.int(written)
+                        if negative || parsed == nil || parsed! < 1 {
+                            return Found(value: 0, end: nil, range: i..<j, bad: (negative ? "-" : "") + written)
+                        }
+                    }
                     if j > numStart, let value = Text.int(String(chars[numStart..<j])), j == lower.count || !lower[j].isLetter || lower[j] == "f" {
                         var end: Int? = nil
                         var k = j
@@ -545,7 +587,7 @@ public struct CaptureParser: Sendable {
             var t = Array(Text.strip(rest, ["-", "—", "–", ","]))
             let tl = Text.lowerChars(t)
             if let f = CaptureParser.findPage(t), f.range.lowerBound <= 4 {
-                c.page = f.value; c.pageEnd = f.end
+                c.setPage(f)
                 t = Array(t[f.range.upperBound...])
             } else if let ch = CaptureParser.findChapter(t), ch.1.lowerBound <= 4 {
                 c.chapter = ch.0
@@ -561,7 +603,7 @@ public struct CaptureParser: Sendable {
         if c.page == nil, let f = CaptureParser.findPage(Array(content)), f.range.lowerBound == 0 {
             let after = Text.trim(String(Array(content)[f.range.upperBound...]))
             let rest = Text.strip(after, [" ", "-", "—", "–", ":", "：", ",", ")", "）"])
-            if !rest.isEmpty, let sep = after.first, "-—–:：,)）".contains(sep) { c.page = f.value; c.pageEnd = f.end; content = rest }
+            if !rest.isEmpty, let sep = after.first, "-—–:：,)）".contains(sep) { c.setPage(f); content = rest }
         }
         if intent == .question, let q = CaptureParser.quoted(content), Text.trim(q.before).isEmpty, Text.trim(q.after).isEmpty {
             content = Text.trim(q.inside)
@@ -573,7 +615,7 @@ public struct CaptureParser: Sendable {
             // Unquoted text; a trailing "(p. 47)" or "- Book, p. 12" is metadata.
             var t = Array(content)
             if let f = CaptureParser.findPage(t), c.page == nil, f.range.upperBound >= t.count - 2, f.range.lowerBound > 0 {
-                c.page = f.value; c.pageEnd = f.end
+                c.setPage(f)
                 t = Array(t[..<f.range.lowerBound])
             }
             c.text = Text.strip(String(t), ["(", "（", "-", "—", ",", " "])
@@ -583,7 +625,7 @@ public struct CaptureParser: Sendable {
                 // "(p. 47)" at the very end of a note.
                 var a = f.range.lowerBound, b = f.range.upperBound
                 if a > 0, t[a - 1] == "(" || t[a - 1] == "（", b < t.count, t[b] == ")" || t[b] == "）" { a -= 1; b += 1 }
-                if b >= t.count { c.page = f.value; c.pageEnd = f.end; t = Array(t[..<a]) }
+                if b >= t.count { c.setPage(f); t = Array(t[..<a]) }
             }
             var text = Text.strip(String(t), [" ", "-", "—"])
             while let last = text.last, last == "," || last == ";" || last == "，" || last == "(" || last == "（" { text.removeLast(); text = Text.trim(text) }
@@ -595,7 +637,7 @@ public struct CaptureParser: Sendable {
     /// "p. 47", "on chapter 3", "from Meditations p. 12", "(Meditations, p 12)", "about 《沉思录》".
     func parseHeader(_ header: String, into c: inout Capture) {
         var h = Array(header)
-        if let f = CaptureParser.findPage(h) { c.page = f.value; c.pageEnd = f.end; h = CaptureParser.removing(h, f.range) }
+        if let f = CaptureParser.findPage(h) { c.setPage(f); h = CaptureParser.removing(h, f.range) }
         if let ch = CaptureParser.findChapter(h) { c.chapter = ch.0; h = CaptureParser.removing(h, ch.1) }
         var rest = String(h)
         let (t, author) = CaptureParser.splitAuthor(rest)
@@ -606,7 +648,7 @@ public struct CaptureParser: Sendable {
     /// After a closing quote: "(p. 47)", " - Meditations, p. 12", "— Marcus Aurelius, Meditations", "——《沉思录》第12页".
     func applyTrailingMeta(_ after: String, to c: inout Capture) {
         var m = Array(after)
-        if let f = CaptureParser.findPage(m) { c.page = f.value; c.pageEnd = f.end; m = CaptureParser.removing(m, f.range) }
+        if let f = CaptureParser.findPage(m) { c.setPage(f); m = CaptureParser.removing(m, f.range) }
         if let ch = CaptureParser.findChapter(m) { c.chapter = ch.0; m = CaptureParser.removing(m, ch.1) }
         var rest = String(m)
         if let t = CaptureParser.bracketTitles(rest).first { c.book = t; return }
@@ -885,7 +927,7 @@ public struct CaptureParser: Sendable {
                 }
             }
             guard found else { return nil }
-            c.page = f.end ?? f.value
+            c.setPage(f, reached: true)
             // "of 300" (total pages) or "of Meditations" / "in Meditations"
             var al = CaptureParser.strip(after).lowercased()
             after = CaptureParser.strip(after)
@@ -967,7 +1009,7 @@ public struct CaptureParser: Sendable {
                         var b = f.range.upperBound
                         while a > 0, "（(——-— ".contains(t[a - 1]) { a -= 1 }
                         while b < t.count, "）) ".contains(t[b]) { b += 1 }
-                        if b >= t.count { c.page = f.value; c.pageEnd = f.end; t = Array(t[..<a]) }
+                        if b >= t.count { c.setPage(f); t = Array(t[..<a]) }
                     }
                     c.text = Text.trim(String(t))
                 }
@@ -1077,7 +1119,7 @@ public struct CaptureParser: Sendable {
             b = Text.trim(b)
             // Only a book name (or nothing) may remain.
             if !b.isEmpty && titles.isEmpty { guard b.count <= 20 && CaptureParser.validZhBook(b) else { return nil } }
-            c.page = f.end ?? f.value
+            c.setPage(f, reached: true)
             let after = Text.trim(String(Array(s)[f.range.upperBound...]))
             // 第120页，共300页 / 第120/300页
             if let tot = CaptureParser.extractPageCount(after).0 { c.pageCount = tot }

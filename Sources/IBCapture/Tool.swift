@@ -36,8 +36,14 @@ public enum CaptureTool {
           --private        status: hide quote and note text
           -h, --help       this help;  --version  the version
 
-        Exit codes: 0 saved, 1 error (unknown book, not understood), 2 usage,
-        3 ambiguous book (nothing written; candidates listed).
+        Pages start at 1: a page below 1 (p. -3, p. 0) or past the book's page
+        count (when known) is an error naming it; nothing is written. A name that
+        is an author's (Quote p. 9 of Dostoevsky: "...") picks their one book; if
+        they have several, the current book wins when it is one of them (stderr
+        says so), otherwise the line is ambiguous (exit 3).
+
+        Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
+        2 usage, 3 ambiguous book or author (nothing written; candidates listed).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
         """
 
@@ -68,8 +74,13 @@ public enum CaptureTool {
           --private        status：隐藏摘录和笔记的文字
           -h, --help       本帮助；  --version  版本
 
-        退出码：0 已保存，1 错误（无法理解、书库中没有这本书），2 用法错误，
-        3 书名有歧义（未写入任何内容，列出候选）。
+        页码从 1 开始：小于 1 的页码（第-3页、p. 0）或超过书的总页数（已知时）
+        都会报错并指出该页码，不写入任何内容。只写作者名（摘录 第9页 Dostoevsky：…）
+        时使用该作者唯一的书；若有多本，当前在读的书是其中之一时使用它（并在标准
+        错误中说明），否则视为有歧义（退出码 3）。
+
+        退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
+        3 书名或作者有歧义（未写入任何内容，列出候选）。
         消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
         """
 

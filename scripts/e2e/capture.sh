@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: ib-capture on a fresh library: books, quotes, notes, progress,
 # plans, ambiguity (exit 3, nothing written), unknown books, status, export,
-# Readwise CSV round trip, Chinese messages.
+# Readwise CSV round trip, Chinese messages, pages that are no page, authors
+# of several books.
 set -uo pipefail
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 export IB_DB="$dir/library.db" XDG_CACHE_HOME="$dir/cache" IB_TODAY=2026-11-22 LANG=C.UTF-8 LC_ALL= LC_MESSAGES=
@@ -66,6 +67,36 @@ check "--ask forwards to ib-ask" has "$out" 'brass lamp'
 check "--ask answer is cited" has "$out" '(p. 1)'
 check "--ask question stored" test "$(sqlite3 "$askdb" "SELECT count(*) FROM notes WHERE kind = 'question'")" = 1
 check "--ask conversation stored" test "$(sqlite3 "$askdb" 'SELECT count(*) FROM conversations')" = 1
+
+# Capture never guesses: a page below 1 or past the book's end is refused; an
+# author of several books is asked about (exit 3), unless the current book is one.
+at() { ib-capture --now "2026-11-22T11:$1:00Z" "${@:2}"; }
+at 00 'Reading Crime and Punishment by Fyodor Dostoevsky, 500 pages' >/dev/null
+at 01 'Reading The Idiot by Fyodor Dostoevsky, 600 pages' >/dev/null
+at 02 'Reading Anna Karenina by Leo Tolstoy, 864 pages' >/dev/null
+quotes=$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')
+at 03 'Quote p. 9 of Dostoevsky: "Beauty will save the world"' >/dev/null 2>"$dir/err"; rc=$?
+check "author of two books: exit 3" test $rc -eq 3
+check "author of two books: candidates" bash -c "grep -q 'Crime and Punishment' '$dir/err' && grep -q 'The Idiot' '$dir/err'"
+err=$(LANG=zh_CN.UTF-8 at 03 'Quote p. 9 of Dostoevsky: "Beauty will save the world"' 2>&1 >/dev/null); rc=$?
+check "author of two books: exit 3 in Chinese" test $rc -eq 3
+check "author of two books: Chinese message" has "$err" '书库中有 2 本'
+check "author of two books: nothing written" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')" = "$quotes"
+at 04 'on page 20 of The Idiot' >/dev/null
+out=$(at 05 'Quote p. 9 of Dostoevsky: "Beauty will save the world"' 2>"$dir/err"); rc=$?
+check "author: the current book wins" has "$out" '"book_title":"The Idiot"'
+check "author: stderr says so" grep -q 'using the current one, “The Idiot”' "$dir/err"
+quotes=$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')
+at 06 'Quote p. -3: "x"' >/dev/null 2>"$dir/err"; rc=$?
+check "page -3: exit 1" test $rc -eq 1
+check "page -3: named" grep -q 'page -3' "$dir/err"
+at 06 'Quote p. 601: "past the end"' >/dev/null 2>"$dir/err"; rc=$?
+check "page past the end: exit 1" test $rc -eq 1
+check "page past the end: named" grep -q 'page 601 is past its end' "$dir/err"
+err=$(LANG=zh_CN.UTF-8 ib-capture --dry-run '摘录 第0页：「零」' 2>&1); rc=$?
+check "page 0 in Chinese: exit 1" test $rc -eq 1
+check "page 0 in Chinese: named" has "$err" '没有第 0 页'
+check "bad pages: nothing written" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')" = "$quotes"
 
 [ $fail -eq 0 ] && echo "capture e2e: ok"
 exit $fail
