@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
         .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBStore"]),
         .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
-        .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk"]),
+        .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
         .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
 
         // MARK: tests
@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
-        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
+        .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBSearch", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),

@@ -31,6 +31,10 @@ public enum AskCommand {
           --rounds N          at most N search rounds for providers with tools (default 3)
       -k N                    passages per search (default 6)
           --no-tools          always retrieve first, even for providers with tools
+          --no-expand         with a provider: search the question as asked (by default the
+                              provider also rewrites it into searches in the book's words)
+          --no-rerank         with a provider: keep the search's order (by default the
+                              provider orders the best 30 passages)
           --max-tokens N      longest answer, in tokens (default 1024)
           --timeout SECONDS   provider idle timeout (default 60)
           --retries N         retries on 429 and 5xx (default 3)
@@ -45,6 +49,9 @@ public enum AskCommand {
       -h, --help              this help
           --version           the version
 
+    ib-ask --search ARGS... runs ib-search ARGS with this tool's providers, for
+    ib-search --expand and --rerank (same options and output as ib-search).
+
     Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
     OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR.
     Exit codes: 0 ok, 1 error, 2 usage, 3 ambiguous book, 4 provider or network failure.
@@ -55,7 +62,7 @@ public enum AskCommand {
         .init("book", short: "b", takesValue: true), .init("page", takesValue: true), .init("all-pages"),
         .init("provider", takesValue: true), .init("model", takesValue: true), .init("base-url", takesValue: true),
         .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
-        .init("no-tools"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
+        .init("no-tools"), .init("no-expand"), .init("no-rerank"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
         .init("retries", takesValue: true), .init("continue", short: "c"),
         .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"),
         .init("verbose", short: "v"), .init("db", takesValue: true), .init("model-dir", takesValue: true),
@@ -156,6 +163,12 @@ public enum AskCommand {
                                                            : SearchEngine(library: library, modelDirectory: explicitModelDir)
                               let r = SearchRetriever(engine: engine)
                               r.log = log
+                              // A configured provider also rewrites and re-ranks the searches
+                              // (ib-search --expand --rerank); a failure warns and searches plainly.
+                              if let provider {
+                                  r.assistant = ProviderAssistant(provider: provider, book: " (\"\(context.title)\")")
+                                  r.assist = AssistOptions(expand: !args.has("no-expand"), rerank: !args.has("no-rerank"))
+                              }
                               return r
                           },
                           embedder: { ModelEmbedder(encoder: try sharedEncoder()) })

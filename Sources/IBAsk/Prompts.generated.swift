@@ -19,6 +19,30 @@ replace pronouns and references ("he", "that chapter", "it") with what they
 refer to. Reply with the query only, on one line, with no quotes and no
 explanation.
 """#,
+        "search-expand.md": #"""
+You help search the full text of a book{{book}} for the passage a reader half
+remembers. Rewrite the reader's question into searches, one per line, and
+nothing else:
+1. the words and names the book itself would most likely use there (no
+   question words);
+2. a second wording of the same, with other likely words;
+3. one or two sentences that could be the passage itself, in the book's style.
+No numbering, no quotes, no explanation: three lines.
+"""#,
+        "search-rerank.md": #"""
+A reader is looking for a passage in a book and asks:
+
+{{question}}
+
+Here are numbered candidate passages.
+
+{{passages}}
+
+Which passages are what the reader is looking for, or answer the question?
+Reply with the numbers of the relevant passages only, most relevant first,
+separated by spaces (for example: 4 1 7). Leave out passages that do not fit.
+Reply with numbers only.
+"""#,
         "search-tool.md": #"""
 Search the book for passages relevant to a query (hybrid keyword and semantic
 search). Only pages the reader has already reached are searched. Returns

@@ -12,12 +12,21 @@ public final class SearchRetriever: Retriever {
     public let engine: SearchEngine
     public var log: ((String) -> Void)?
     private var warned = 0
+    /// A provider's rewrites and ranking (see IBSearch's SearchAssist); none by default.
+    public var assistant: SearchAssistant?
+    public var assist = AssistOptions()
+    /// A provider that failed once is not asked again in this run (one warning).
+    private var assistFailed = false
 
     public init(engine: SearchEngine) { self.engine = engine }
 
     public func search(_ query: String, bookID: String, maxPage: Int?, k: Int) throws -> [Passage] {
-        let results = try engine.search(SearchQuery(text: query, books: [bookID], pageLimit: maxPage.map { .page($0) } ?? PageLimit.none,
-                                                    k: k, mode: .hybrid))
+        let request = SearchQuery(text: query, books: [bookID], pageLimit: maxPage.map { .page($0) } ?? PageLimit.none,
+                                  k: k, mode: .hybrid)
+        let results = try engine.search(request, assistant: assistFailed ? nil : assistant, options: assist) { warning in
+            assistFailed = true
+            printError("ib-ask: \(warning)")
+        }
         while warned < engine.warnings.count { log?(engine.warnings[warned]); warned += 1 }
         return results.map {
             Passage(bookID: $0.bookID, chunkIndex: $0.chunkIndex, startPage: $0.startPage, endPage: $0.endPage,

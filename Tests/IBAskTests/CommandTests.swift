@@ -17,7 +17,9 @@ final class CommandTests: XCTestCase {
     struct Run { var out: String; var err: String; var error: IBError? }
 
     /// Runs AskCommand with fds 0/1/2 redirected and the environment set.
-    func ask(_ args: [String], env: [String: String], stdin: String? = nil) -> Run {
+    /// `assist`: keep ib-ask's default provider-assisted search (--expand/--rerank
+    /// requests before the answer); off, the scripts below hold the answer requests only.
+    func ask(_ args: [String], env: [String: String], stdin: String? = nil, assist: Bool = false) -> Run {
         let names = ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST", "IB_PROVIDER", "IB_MODEL", "IB_DB"]
         for n in names { unsetenv(n) }
         for (k, v) in env { setenv(k, v, 1) }
@@ -30,7 +32,7 @@ final class CommandTests: XCTestCase {
         let i = open(inPath, O_RDONLY)
         dup2(i, 0); dup2(o, 1); dup2(e, 2)
         var failure: IBError?
-        do { try AskCommand.run(["--db", lib.path] + args) } catch let error as IBError { failure = error } catch { failure = IBError("\(error)") }
+        do { try AskCommand.run(["--db", lib.path] + (assist ? [] : ["--no-expand", "--no-rerank"]) + args) } catch let error as IBError { failure = error } catch { failure = IBError("\(error)") }
         OutputStream.standardOutput.flush()
         dup2(saved.0, 0); dup2(saved.1, 1); dup2(saved.2, 2)
         close(o); close(e); close(i); close(saved.0); close(saved.1); close(saved.2)
@@ -147,6 +149,23 @@ final class CommandTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(busy.requests.count, 2, "429 is retried")
         XCTAssertGreaterThanOrEqual(broken.requests.count, 2, "5xx is retried")
+    }
+
+    func testWithAProviderTheSearchIsRewrittenAndRankedFirst() throws {
+        let server = try TestHTTPServer(script: [
+            Anthropic.answer(["brass key box\n", "Elena found a box with a key"]),
+            Anthropic.answer(["2 1"]),
+            Anthropic.answer(["A brass key (p. 2)."]),
+        ])
+        defer { server.stop() }
+        let run = ask(["--no-tools", "What did Elena find in the box?"], env: anthropicEnv(server), assist: true)
+        XCTAssertNil(run.error, run.err)
+        XCTAssertEqual(server.requests.count, 3, "expand, rerank, answer")
+        XCTAssertTrue(server.requests[0].bodyText.contains("words and names the book itself would most likely use"))
+        XCTAssertTrue(server.requests[1].bodyText.contains("[1] "), "the numbered candidates")
+        XCTAssertTrue(server.requests[2].bodyText.contains("brass key"), "the answer request carries the passages")
+        XCTAssertFalse(server.requests[1].bodyText.contains("old chapel"), "page 5 is past the reader (page 4)")
+        XCTAssertEqual(run.err.contains("--rerank") || run.err.contains("--expand"), false, run.err)
     }
 
     func testJSONWithStrictCitations() throws {

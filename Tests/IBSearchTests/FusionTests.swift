@@ -69,3 +69,24 @@ final class TextEvidenceTests: XCTestCase {
         XCTAssertGreaterThan(full, none)
     }
 }
+
+/// The pieces of provider-assisted search that need no provider.
+final class AssistFusionTests: XCTestCase {
+    func result(_ index: Int, _ text: String = "") -> SearchResult {
+        SearchResult(rank: 0, score: 0, bookID: "b", title: "", authors: [], chunkIndex: index, startPage: 1, endPage: 1,
+                     text: text, snippet: "")
+    }
+
+    func testTheQuestionsOwnListCountsDouble() {
+        // The question's list: 1, 2, 3; two rewrites agree on 4 first.
+        let fused = SearchEngine.fuseRanks([[result(1), result(2), result(3)], [result(4), result(1)], [result(4), result(2)]], depth: 10)
+        XCTAssertEqual(fused.map(\.chunkIndex), [1, 4, 2, 3])
+        XCTAssertEqual(SearchEngine.fuseRanks([[result(1), result(2)]], depth: 1).map(\.chunkIndex), [1])
+    }
+
+    func testReorderPutsTheNamedFirstAndIgnoresNonsense() {
+        let list = (0..<5).map { result($0) }
+        XCTAssertEqual(SearchEngine.reorder(list, by: [3, 3, 9, -1, 0]).map(\.chunkIndex), [3, 0, 1, 2, 4])
+        XCTAssertEqual(SearchEngine.reorder(list, by: []).map(\.chunkIndex), [0, 1, 2, 3, 4])
+    }
+}

@@ -3,7 +3,9 @@
 # ib-parse | ib-chunk | ib-embed | ib-index from the sample book, the offline
 # extractive answer (cited, stored, spoiler-free), and a fake Anthropic server
 # on 127.0.0.1 (Python, documented SSE events) for the agent loop, retries,
-# and the failures that must exit 4 without storing anything.
+# and the failures that must exit 4 without storing anything. The agent-loop checks
+# count requests, so they turn off the provider-assisted search (--no-expand
+# --no-rerank; IBAskTests cover it, scripts/e2e/search.sh runs it end to end).
 # Needs ib-parse ib-chunk ib-embed ib-index ib-ask on PATH, python3, sqlite3.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -123,7 +125,7 @@ base="http://127.0.0.1:$(cat "$tmp/port")"
 key="sk-ant-e2e-SECRET-9f8e7d"
 
 before=$(q "SELECT count(*) FROM chat_messages")
-out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --verbose "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
+out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --no-expand --no-rerank --verbose "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] || fail "anthropic exit $rc: $(cat "$tmp/err")"
 grep -Eq '^Irene Adler is the woman Holmes admires \(pp?\. [0-9-]+\)\.$' <<<"$out" || fail "anthropic answer: $out"
 grep -q 'search_book("Irene Adler woman"' "$tmp/err" || fail "verbose tool call: $(cat "$tmp/err")"
@@ -144,7 +146,7 @@ grep -c "$key" "$IB_DB" "$IB_DB-wal" 2>/dev/null | grep >/dev/null -v ':0$' && f
 [ "$(q "SELECT count(*) FROM chat_messages")" = $((before + 3)) ] || fail "anthropic turn not stored"
 ok "anthropic agent loop: $out"
 
-out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask -c "And who is Godfrey Norton?" 2>"$tmp/err") || fail "-c: $(cat "$tmp/err")"
+out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --no-expand --no-rerank -c "And who is Godfrey Norton?" 2>"$tmp/err") || fail "-c: $(cat "$tmp/err")"
 python3 - "$tmp/requests.log" <<'PY' || fail "-c replays the earlier turn"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]

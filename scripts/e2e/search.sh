@@ -79,6 +79,38 @@ out=$(ib-search --db "$tmp/novec.db" --json "月亮兔子" 2>"$tmp/novec.err"); 
 [ $rc -eq 0 ] && echo "$out" | grep >/dev/null "兔子" && grep -q "text search only" "$tmp/novec.err" || fail "no vectors: hybrid did not fall back to text (exit $rc)"
 ib-search --db "$tmp/novec.db" --mode vector "月亮兔子" >/dev/null 2>&1; [ $? -eq 1 ] || fail "no vectors: --mode vector is not exit 1"
 
+# --- --expand/--rerank (through ib-ask --search) against a stand-in OpenAI-compatible
+# server on 127.0.0.1: the question goes out, the rewrites are searched, the model's
+# order is kept, nothing past the reading position reaches it; a dead provider or
+# none configured: one warning and the plain results, exit 0.
+ib-index set-page "Spoiler Test" 6 >/dev/null   # pages 7-8 (the fog) are past the reader
+python3 "$here/lib/stub-openai.py" "$tmp/provider" $'butler silver pantry\nthe butler cleaning silver\nThe butler polished the silver.' "2" &
+server=$!
+for _ in $(seq 50); do [ -s "$tmp/provider/port" ] && break; sleep 0.1; done
+port=$(cat "$tmp/provider/port" 2>/dev/null)
+out=$(OPENAI_BASE_URL="http://127.0.0.1:$port/v1" OPENAI_API_KEY=k ib-search --provider openai --expand --rerank --json -k 2 \
+      --book "Spoiler Test" "$q" 2>"$tmp/assist.err"); rc=$?
+wait $server
+[ $rc -eq 0 ] && [ ! -s "$tmp/assist.err" ] || fail "--expand --rerank: exit $rc, stderr $(cat "$tmp/assist.err")"
+[ -f "$tmp/provider/request1.json" ] || fail "--expand --rerank: the provider was not asked twice"
+grep -q "where was the emerald necklace hidden" "$tmp/provider/request0.json" 2>/dev/null || fail "--expand: the question was not sent"
+grep -q '\[1\] ' "$tmp/provider/request1.json" 2>/dev/null || fail "--rerank: no numbered passages were sent"
+grep -q "fog" "$tmp/provider/request1.json" 2>/dev/null && fail "--rerank: a passage past the reading position reached the provider"
+grep -q "emerald" "$tmp/provider/request1.json" 2>/dev/null || fail "--rerank: the passage the question names was not a candidate"
+python3 - "$tmp/provider/request1.json" "$(echo "$out" | head -1)" <<'PY' || fail "--expand --rerank: the model's first choice (its 2) is not first: $out"
+import json, re, sys
+prompt = json.load(open(sys.argv[1]))["messages"][-1]["content"]
+second = re.search(r"\[2\] (.*?)(?:\n\n|$)", prompt, re.S).group(1)
+assert json.loads(sys.argv[2])["text"][:40] in second, (second, sys.argv[2])
+PY
+err=$(OPENAI_BASE_URL="http://127.0.0.1:9/v1" OPENAI_API_KEY=k ib-search --provider openai --expand --rerank --json \
+      --book "Spoiler Test" "butler" 2>&1 >"$tmp/plain.out"); rc=$?
+[ $rc -eq 0 ] && [ "$(echo "$err" | grep -c .)" -eq 1 ] && grep -q butler "$tmp/plain.out" \
+  || fail "a dead provider: exit $rc, stderr '$err' (want one warning and the plain results)"
+err=$(env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u IB_PROVIDER ib-search --rerank --json --book "Spoiler Test" "butler" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 0 ] && echo "$err" | grep -q "need a provider" || fail "no provider: exit $rc, stderr '$err'"
+ib-index set-page "Spoiler Test" 0 >/dev/null
+
 # --- docs: every long option of --help is in the man page, and the reverse
 help_opts=$(ib-search --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 man_opts=$(grep -o -- '\\-\\-[a-z][a-z\\-]*' "$root/man/man1/ib-search.1" | sed 's/\\//g' | sort -u)

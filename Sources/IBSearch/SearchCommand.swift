@@ -1,0 +1,172 @@
+// ib-search's command line, shared by the ib-search tool and by `ib-ask
+// --search` (the same search with a provider's --expand/--rerank; see
+// SearchAssist.swift). See man/man1/ib-search.1.
+import IBCore
+import IBStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum SearchCommand {
+    public static let usage = """
+        Usage: ib-search [OPTIONS] QUERY...
+
+        Searches the library: passages by meaning and by words (hybrid), books by
+        title and author, and your quotes and notes. Passages past each book's
+        reading position are never shown unless --page or --all-pages says so.
+
+        Options:
+          -k, --count N        results per kind (default 10)
+          --mode MODE          hybrid (default), vector or text
+          --book BOOK          only this book: an id, an id prefix or a (fuzzy) title;
+                               repeat for several books
+          --kind KIND          chunks (default), books, quotes, notes or all
+          --page N             search up to page N (a passage must end on or before it)
+                               instead of each book's reading position
+          --all-pages          search whole books, ignoring reading positions
+          --json               JSON Lines (the default when stdout is not a terminal)
+          --explain            add vector_rank, text_rank, vector_distance (after the
+                               re-scoring by window vectors), bm25 and fused_score (hybrid)
+          --candidates N       depth of each list before fusion (default 40)
+          --rrf-k K            fuse by reciprocal rank with this k instead of by
+                               standardized scores (for comparisons)
+          --expand             a language model rewrites the question into two or three
+                               searches in the book's words (one a short passage that
+                               would answer it); their results are fused with the question's
+          --rerank             a language model orders the best 30 passages
+          --provider NAME      for --expand/--rerank: anthropic, openai or ollama
+                               (default $IB_PROVIDER, else the first API key set)
+          --model NAME         the provider's model (default $IB_MODEL or its default)
+          --timeout SECONDS    the provider's idle timeout for --expand/--rerank (default 20)
+          --db PATH            the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+          --model-dir DIR      the model folder (default $IB_MODEL_DIR, else
+                               $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
+          -h, --help           this help
+          --version            the version
+
+        Output: JSON Lines {"type":"result","kind":"chunk","rank","score","book_id","title",
+        "start_page","end_page","start_label","end_label","chunk_id","text","snippet"};
+        matched terms in the snippet are marked «like this». On a terminal: a listing
+        with title, pages (printed labels when known) and snippet.
+
+        Chunks are scored by their best window vector (a paragraph or a ~32-token
+        run, from ib-embed) before fusion: every window when the scope holds up to
+        5,000 chunks (IB_SEARCH_WINDOW_SCAN=N changes that), else the candidates'.
+        IB_SEARCH_WINDOWS=0 turns windows off. In scopes of up to 20,000 chunks
+        (IB_SEARCH_SYNONYM_SCOPE=N), the full-text half also searches each word's WordNet synonyms (scripts/build-thesaurus makes
+        the file, $IB_THESAURUS or $XDG_DATA_HOME/ib/thesaurus.tsv; IB_SEARCH_SYNONYMS=0
+        turns them off), each word counted once by the best of itself and its synonyms.
+
+        --expand and --rerank run as ib-ask --search ARGS (the provider code lives there, so a
+        plain search never loads it); a provider that fails, is slow or is not
+        configured gives one warning on stderr and the plain search's results.
+
+        Nothing found: no output, exit 0. An empty library: a message on stderr, exit 0.
+        Exit codes: 0 ok, 1 error (no library file, bad model), 2 usage, 3 ambiguous BOOK.
+
+        """
+
+    public static var options: [Arguments.Option] { [
+        .init("count", short: "k", takesValue: true), .init("mode", takesValue: true),
+        .init("book", takesValue: true), .init("kind", takesValue: true), .init("page", takesValue: true),
+        .init("all-pages"), .init("json"), .init("explain"), .init("candidates", takesValue: true),
+        .init("rrf-k", takesValue: true), .init("db", takesValue: true), .init("model-dir", takesValue: true),
+        .init("expand"), .init("rerank"), .init("provider", takesValue: true), .init("model", takesValue: true),
+        .init("timeout", takesValue: true),
+        .init("help", short: "h"), .init("version"),
+    ] }
+
+    /// Whether the arguments ask for a provider (--expand or --rerank).
+    public static func wantsAssistant(_ arguments: [String]) throws -> Bool {
+        let args = try Arguments(arguments, options: options)
+        return !args.has("help") && !args.has("version") && (args.has("expand") || args.has("rerank"))
+    }
+
+    /// The provider's settings from the arguments, for `makeAssistant`.
+    public struct AssistantChoice: Sendable {
+        public var provider: String?
+        public var model: String?
+        public var timeout: Double
+        public init(provider: String?, model: String?, timeout: Double) {
+            self.provider = provider; self.model = model; self.timeout = timeout
+        }
+    }
+
+    /// Runs one search. `makeAssistant` turns --provider/--model/--timeout into a
+    /// SearchAssistant (nil: none configured, with the reason); nil when this
+    /// binary has no provider code (ib-search hands those searches to ib-ask).
+    public static func run(_ arguments: [String], tool: String = "ib-search",
+                           makeAssistant: ((AssistantChoice) throws -> (SearchAssistant?, String?))? = nil) throws {
+        let args = try Arguments(arguments, options: options)
+
+        if args.has("help") { OutputStream.standardOutput.write(usage); return }
+        if args.has("version") { OutputStream.standardOutput.write("ib-search \(ibVersion)\n"); return }
+        let text = args.positionals.joined(separator: " ")
+        guard !text.allSatisfy(\.isWhitespace) else { throw IBError.usage("QUERY is missing") }
+        let k = try args.int("count", min: 1) ?? 10
+        let mode = SearchMode(rawValue: try args.choice("mode", SearchMode.allCases.map(\.rawValue)) ?? "hybrid")!
+        let kind = try args.choice("kind", ["chunks", "books", "quotes", "notes", "all"]) ?? "chunks"
+        let page = try args.int("page", min: 1)
+        if page != nil && args.has("all-pages") { throw IBError.usage("--page and --all-pages cannot be used together") }
+        let pageLimit: PageLimit = page.map { .page($0) } ?? (args.has("all-pages") ? .none : .readingPosition)
+        let candidates = try args.int("candidates", min: 1) ?? SearchEngine.defaultCandidates
+        let rrfK = try args.double("rrf-k")
+        if let rrfK, !(rrfK.isFinite && rrfK > 0 && rrfK <= 1e6) {
+            throw IBError.usage("--rrf-k must be a number above 0 and at most 1000000 (got \(args.value("rrf-k") ?? ""))")
+        }
+        let timeout = try args.double("timeout") ?? 20
+        guard timeout.isFinite && timeout > 0 && timeout <= 3600 else {
+            throw IBError.usage("--timeout must be a number of seconds above 0 and at most 3600 (got \(args.value("timeout") ?? ""))")
+        }
+        let choice = AssistantChoice(provider: args.value("provider"), model: args.value("model"), timeout: timeout)
+        let explain = args.has("explain")
+        let asJSON = args.has("json") || !Terminal.stdoutIsTerminal
+        let bold = !asJSON && Config.environment("NO_COLOR") == nil
+
+        let path = Config.databasePath(flag: args.value("db"))
+        guard FileSystem.exists(path) else {
+            throw IBError("no library at \(path) (add a book: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
+        }
+        let library = try Library.open(path: path, create: false)
+        let engine = SearchEngine(library: library, modelDirectory: args.value("model-dir"))
+        engine.rrfK = rrfK
+        let ready = try engine.readyBooks()
+        if ready.isEmpty {
+            printError("\(tool): the library \(path) has no books yet (add one: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
+            return
+        }
+        var books: [String]? = nil
+        let bookArgs = args.allValues("book")
+        if !bookArgs.isEmpty {
+            books = try bookArgs.map { try library.resolveBook($0).id }
+        }
+
+        let out = OutputStream.standardOutput
+        if kind == "books" || kind == "all" {
+            for hit in try engine.searchBooks(text, books: books, k: k) {
+                if asJSON { out.writeJSON(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
+            }
+        }
+        for noteKind in [NoteHit.Kind.quote, .note] where kind == noteKind.rawValue + "s" || kind == "all" {
+            for hit in try engine.searchNotes(text, kind: noteKind, books: books, k: k) {
+                if asJSON { out.writeJSON(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
+            }
+        }
+        if kind == "chunks" || kind == "all" {
+            let query = SearchQuery(text: text, books: books, pageLimit: pageLimit, k: k, mode: mode, candidates: candidates)
+            var assist = AssistOptions(expand: args.has("expand"), rerank: args.has("rerank"))
+            var assistant: SearchAssistant? = nil
+            if assist.any, let makeAssistant {
+                let (made, reason) = try makeAssistant(choice)
+                assistant = made
+                if let reason { printError("\(tool): \(reason): plain search") }
+            }
+            if assistant == nil { assist = AssistOptions() }
+            let results = try engine.search(query, assistant: assistant, options: assist) { printError("\(tool): \($0)") }
+            for warning in engine.warnings { printError("\(tool): \(warning)") }
+            for r in results {
+                if asJSON { out.writeJSON(Render.json(r, explain: explain)) } else { out.write(Render.terminal(r, explain: explain, bold: bold)) }
+            }
+        }
+    }
+}
