@@ -28,16 +28,16 @@ public enum AskCommand {
                               Anthropic or OpenAI URL without a version; Ollama takes HOST,
                               HOST:PORT or a URL, port 11434 unless a scheme says 80/443;
                               0.0.0.0 is 127.0.0.1; a bad value is a usage error naming it)
-          --rounds N          at most N search rounds for providers with tools (default 3)
-      -k N                    passages per search (default 6)
+          --rounds N          at most N search rounds for providers with tools (default 3; 0 to 20)
+      -k N                    passages per search (default 6; 1 to 100)
           --no-tools          always retrieve first, even for providers with tools
           --no-expand         with a provider: search the question as asked (by default the
                               provider also rewrites it into searches in the book's words)
           --no-rerank         with a provider: keep the search's order (by default the
                               provider orders the best 30 passages)
-          --max-tokens N      longest answer, in tokens (default 1024)
-          --timeout SECONDS   provider idle timeout (default 60)
-          --retries N         retries on 429 and 5xx (default 3)
+          --max-tokens N      longest answer, in tokens (default 1024; 16 to 1000000)
+          --timeout SECONDS   provider idle timeout (default 60; 0.001 to 86400)
+          --retries N         retries on 429 and 5xx (default 3; 0 to 100)
       -c, --continue          continue the most recent conversation (of the book, with --book)
           --conversation ID   continue conversation ID (or a unique prefix)
           --list              list the conversations and exit
@@ -90,7 +90,14 @@ public enum AskCommand {
             } catch where error.code == .usage { throw error } catch {}
         }
 
-        let library = try Library.open(path: args.value("db"), create: false)
+        // Every number and path is checked before anything is opened.
+        let timeout = try args.seconds("timeout") ?? 60
+        let retries = try args.int("retries", min: 0, max: 100) ?? 3
+        let rounds = try args.int("rounds", min: 0, max: 20) ?? 3
+        let k = try args.int("k", min: 1, max: 100) ?? 6
+        let maxTokens = try args.int("max-tokens", min: 16, max: 1_000_000) ?? 1024
+        let explicitModelDir = try args.path("model-dir")
+        let library = try Library.open(path: try args.path("db"), create: false)
         let store = ConversationStore(library.db)
 
         if args.has("list") {
@@ -134,9 +141,8 @@ public enum AskCommand {
         // The provider.
         var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"),
                                                     baseURL: args.value("base-url"))
-        settings.timeout = try args.double("timeout") ?? 60
-        guard settings.timeout > 0 else { throw IBError.usage("--timeout must be more than 0") }
-        settings.maxRetries = try args.int("retries", min: 0) ?? 3
+        settings.timeout = timeout
+        settings.maxRetries = retries
         settings.useTools = !args.has("no-tools")
         settings.onRetry = { retry in
             printError("ib-ask: \(providerLabel(settings.name)) answered \(retry.reason); retrying in \(formatDelay(retry.delay))")
@@ -146,7 +152,7 @@ public enum AskCommand {
              + "; provider \(settings.name)" + (provider.map { " (\($0.model))" } ?? ""))
 
         let db = library.db
-        let modelDir = Config.modelDirectory(flag: args.value("model-dir"))
+        let modelDir = Config.modelDirectory(flag: explicitModelDir)
         // The model loads only when a search or the extractive answer needs
         // it: after the first provider request has left.
         var encoder: SentenceEncoder?
@@ -156,7 +162,6 @@ public enum AskCommand {
             encoder = e
             return e
         }
-        let explicitModelDir = args.value("model-dir")
         let asker = Asker(book: context, provider: provider,
                           retriever: {
                               let engine = provider == nil ? SearchEngine(library: library, encoder: try sharedEncoder())
@@ -172,9 +177,9 @@ public enum AskCommand {
                               return r
                           },
                           embedder: { ModelEmbedder(encoder: try sharedEncoder()) })
-        asker.maxRounds = try args.int("rounds", min: 0) ?? 3
-        asker.k = try args.int("k", min: 1) ?? 6
-        asker.maxTokens = try args.int("max-tokens", min: 16) ?? 1024
+        asker.maxRounds = rounds
+        asker.k = k
+        asker.maxTokens = maxTokens
         asker.log = log
         let bookID = context.id
         asker.pageText = { page in

@@ -94,6 +94,7 @@ public enum CaptureTool {
         let args = try Arguments(argv, options: options)
         if args.has("help") { OutputStream.standardOutput.write((Messages.current == .zh ? helpChinese : help) + "\n"); return }
         if args.has("version") { OutputStream.standardOutput.write("ib-capture \(ibVersion)\n"); return }
+        let db = try args.path("db")
         var opts = CaptureOptions()
         opts.dryRun = args.has("dry-run")
         opts.json = args.has("json")
@@ -114,7 +115,7 @@ public enum CaptureTool {
         let sub = positionals.first
         if sub == "status" || sub == "export" || sub == "import" {
             positionals.removeFirst()
-            let store = try openStore(args.value("db"))
+            let store = try openStore(db)
             let today = opts.today ?? Day(seconds: opts.now)
             switch sub {
             case "status":
@@ -137,7 +138,7 @@ public enum CaptureTool {
             return
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
-        let store = opts.dryRun ? nil : try openStore(args.value("db"))
+        let store = opts.dryRun ? nil : try openStore(db)
         if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {

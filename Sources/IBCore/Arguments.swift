@@ -75,17 +75,94 @@ public struct Arguments {
 
     public func allValues(_ long: String) -> [String] { values[long] ?? [] }
 
-    public func int(_ long: String, min: Int? = nil) throws(IBError) -> Int? {
+    // MARK: numbers
+    //
+    // Every numeric option of every tool goes through `int`, `double` or
+    // `seconds` (and numbers that are not options, such as `set-page BOOK N`,
+    // through `parseInt`/`parseDouble`). A value that is not a number, not
+    // finite, or outside the option's range is a usage error (exit 2) with one
+    // line naming the option, the range and the value.
+
+    /// The longest timeout any tool takes, in seconds (a day: as milliseconds
+    /// or nanoseconds it is far from overflowing anything).
+    public static let maxSeconds: Double = 86_400
+    /// The shortest timeout, in seconds (1 ms: never rounds to 0, which
+    /// libcurl reads as "no timeout").
+    public static let minSeconds: Double = 0.001
+
+    /// The last value of --`long` as a whole number in `min...max` (nil when not given).
+    public func int(_ long: String, min: Int, max: Int) throws(IBError) -> Int? {
         guard let text = value(long) else { return nil }
-        guard let n = Int(text) else { throw IBError.usage("--\(long) needs a whole number, not '\(text)'") }
-        if let min, n < min { throw IBError.usage("--\(long) must be at least \(min)") }
-        return n
+        return try Arguments.parseInt(text, name: "--" + long, min: min, max: max)
     }
 
-    public func double(_ long: String) throws(IBError) -> Double? {
+    /// The last value of --`long` as a finite number in `min...max` (above
+    /// `min` when `minExclusive`); nil when not given.
+    public func double(_ long: String, min: Double, max: Double, minExclusive: Bool = false) throws(IBError) -> Double? {
         guard let text = value(long) else { return nil }
-        guard let n = Double(text) else { throw IBError.usage("--\(long) needs a number, not '\(text)'") }
-        return n
+        return try Arguments.parseDouble(text, name: "--" + long, min: min, max: max, minExclusive: minExclusive)
+    }
+
+    /// The last value of --`long` as a number of seconds, from 1 ms to `max` (default a day).
+    public func seconds(_ long: String, max: Double = Arguments.maxSeconds) throws(IBError) -> Double? {
+        guard let text = value(long) else { return nil }
+        return try Arguments.parseSeconds(text, name: "--" + long, max: max)
+    }
+
+    /// The last value of --`long`, which must not be empty (a path such as --db).
+    public func path(_ long: String) throws(IBError) -> String? {
+        guard let text = value(long) else { return nil }
+        guard !text.isEmpty else { throw IBError.usage("--\(long) needs a path, not an empty value") }
+        return text
+    }
+
+    /// `text` as a whole number in `min...max`, or a usage error naming `name`.
+    /// Decimal digits with an optional sign only: no spaces, no "1e3", no "0x10".
+    public static func parseInt(_ text: String, name: String, min: Int, max: Int) throws(IBError) -> Int {
+        if let n = Int(text), n >= min, n <= max { return n }
+        throw IBError.usage("\(name) must be a whole number from \(min) to \(max), not '\(shown(text))'")
+    }
+
+    /// `text` as a finite number in `min...max` (above `min` when
+    /// `minExclusive`), or a usage error naming `name`. "inf", "nan" and
+    /// values that overflow are refused.
+    public static func parseDouble(_ text: String, name: String, min: Double, max: Double,
+                                   minExclusive: Bool = false) throws(IBError) -> Double {
+        let parsed = decimal(text)
+        if let n = parsed, n.isFinite, minExclusive ? n > min : n >= min, n <= max { return n }
+        let range = minExclusive ? "above \(format(min)) and at most \(format(max))" : "from \(format(min)) to \(format(max))"
+        throw IBError.usage("\(name) must be a number \(range), not '\(shown(text))'")
+    }
+
+    /// `text` as seconds, from `minSeconds` (1 ms) to `max`.
+    public static func parseSeconds(_ text: String, name: String, max: Double = maxSeconds) throws(IBError) -> Double {
+        let parsed = decimal(text)
+        if let n = parsed, n.isFinite, n >= minSeconds, n <= max { return n }
+        throw IBError.usage("\(name) must be a number of seconds from \(format(minSeconds)) to \(format(max)), not '\(shown(text))'")
+    }
+
+    /// `text` as a decimal number ("12", "0.5", "-1e3"): no hex floats, no
+    /// "inf" or "nan", no spaces, at most 64 characters.
+    static func decimal(_ text: String) -> Double? {
+        guard text.utf8.count <= 64, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }) else { return nil }
+        return Double(text)
+    }
+
+    /// A value as a message shows it: on one line, at most 40 characters.
+    public static func shown(_ text: String) -> String {
+        var out = ""
+        var count = 0
+        for c in text.unicodeScalars {
+            if count == 40 { return out + "..." }
+            out.unicodeScalars.append(c.properties.generalCategory == .control ? "?" : c)
+            count += 1
+        }
+        return out
+    }
+
+    /// 20 for 20.0, 0.001 for 0.001.
+    static func format(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
     }
 
     /// A value that must be one of `choices`.

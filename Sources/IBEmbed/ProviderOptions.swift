@@ -21,6 +21,8 @@ import IBCore
 
 public struct ProviderOptions {
     public static let names = ["native", "openai", "ollama"]
+    /// The most texts in one forward pass or one request (--batch).
+    public static let maxBatch = 2048
 
     /// The options this file reads; ib-embed adds them to its own.
     public static var arguments: [Arguments.Option] { [
@@ -43,11 +45,11 @@ public struct ProviderOptions {
                           11434 unless a scheme says 80/443); 0.0.0.0 is
                           127.0.0.1; ib-ask reads them the same way
       --dim N             the dimension to expect (openai is asked for N);
-                          any other length is an error
-      --timeout SECONDS   HTTP idle timeout (default 60)
-      --retries N         HTTP retries on 429 and 5xx (default 5)
+                          any other length is an error (1 to 65536)
+      --timeout SECONDS   HTTP idle timeout (default 60; 0.001 to 86400)
+      --retries N         HTTP retries on 429 and 5xx (default 5; 0 to 100)
       --jobs N            HTTP requests in flight at once (default: openai 2,
-                          ollama 1)
+                          ollama 1; 1 to 64)
       --cache PATH        the embedding cache (default
                           $XDG_CACHE_HOME/ib/embeddings.db)
       --no-cache          neither read nor write the cache
@@ -87,16 +89,13 @@ public struct ProviderOptions {
         modelFlag = args.value("model")
         model = modelFlag ?? variable("IB_EMBED_MODEL")
         baseURL = args.value("base-url")
-        dimension = try args.int("dim", min: 1)
-        batchSize = try args.int("batch", min: 1)
-        if let t = try args.double("timeout") {
-            guard t > 0 else { throw IBError.usage("--timeout must be more than 0 seconds") }
-            timeout = t
-        }
-        maxRetries = try args.int("retries", min: 0) ?? maxRetries
-        jobs = try args.int("jobs", min: 1)
+        dimension = try args.int("dim", min: 1, max: 65_536)
+        batchSize = try args.int("batch", min: 1, max: ProviderOptions.maxBatch)
+        timeout = try args.seconds("timeout") ?? timeout
+        maxRetries = try args.int("retries", min: 0, max: 100) ?? maxRetries
+        jobs = try args.int("jobs", min: 1, max: 64)
+        if let path = try args.path("cache") { cachePath = path }
         useCache = !args.has("no-cache")
-        cachePath = args.value("cache")
         if !useCache && cachePath != nil { throw IBError.usage("--cache and --no-cache cannot be combined") }
         if provider == "native" && baseURL != nil { throw IBError.usage("--base-url needs --provider openai or ollama") }
         // A bad --base-url is a usage error before anything is read.

@@ -37,7 +37,8 @@ public enum URLFetch {
             if let data { data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) } }
             return n
         }
-        let timeoutMS = Int(options.timeoutSeconds * 1000)
+        // At least 1 ms (0 is "no timeout" to libcurl); options come capped at a day.
+        let timeoutMS = Int(max(1, min((options.timeoutSeconds * 1000).rounded(.up), 86_400_000)))
         url.withCString { curl.setString(handle, Curl.optURL, $0) }
         "http,https".withCString {
             curl.setString(handle, Curl.optProtocolsString, $0)

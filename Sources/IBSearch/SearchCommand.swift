@@ -16,20 +16,20 @@ public enum SearchCommand {
         reading position are never shown unless --page or --all-pages says so.
 
         Options:
-          -k, --count N        results per kind (default 10)
+          -k, --count N        results per kind (default 10; 1 to 10000)
           --mode MODE          hybrid (default), vector or text
           --book BOOK          only this book: an id, an id prefix or a (fuzzy) title;
                                repeat for several books
           --kind KIND          chunks (default), books, quotes, notes or all
           --page N             search up to page N (a passage must end on or before it)
-                               instead of each book's reading position
+                               instead of each book's reading position (1 to 1000000000)
           --all-pages          search whole books, ignoring reading positions
           --json               JSON Lines (the default when stdout is not a terminal)
           --explain            add vector_rank, text_rank, vector_distance (after the
                                re-scoring by window vectors), bm25 and fused_score (hybrid)
-          --candidates N       depth of each list before fusion (default 40)
+          --candidates N       depth of each list before fusion (default 40; 1 to 10000)
           --rrf-k K            fuse by reciprocal rank with this k instead of by
-                               standardized scores (for comparisons)
+                               standardized scores (for comparisons; above 0, at most 1000000)
           --expand             a language model rewrites the question into two or three
                                searches in the book's words (one a short passage that
                                would answer it); their results are fused with the question's
@@ -37,7 +37,8 @@ public enum SearchCommand {
           --provider NAME      for --expand/--rerank: anthropic, openai or ollama
                                (default $IB_PROVIDER, else the first API key set)
           --model NAME         the provider's model (default $IB_MODEL or its default)
-          --timeout SECONDS    the provider's idle timeout for --expand/--rerank (default 20)
+          --timeout SECONDS    the provider's idle timeout for --expand/--rerank (default 20;
+                               0.001 to 3600)
           --db PATH            the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
           --model-dir DIR      the model folder (default $IB_MODEL_DIR, else
                                $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
@@ -103,32 +104,26 @@ public enum SearchCommand {
         if args.has("version") { OutputStream.standardOutput.write("ib-search \(ibVersion)\n"); return }
         let text = args.positionals.joined(separator: " ")
         guard !text.allSatisfy(\.isWhitespace) else { throw IBError.usage("QUERY is missing") }
-        let k = try args.int("count", min: 1) ?? 10
+        let k = try args.int("count", min: 1, max: 10_000) ?? 10
         let mode = SearchMode(rawValue: try args.choice("mode", SearchMode.allCases.map(\.rawValue)) ?? "hybrid")!
         let kind = try args.choice("kind", ["chunks", "books", "quotes", "notes", "all"]) ?? "chunks"
-        let page = try args.int("page", min: 1)
+        let page = try args.int("page", min: 1, max: 1_000_000_000)
         if page != nil && args.has("all-pages") { throw IBError.usage("--page and --all-pages cannot be used together") }
         let pageLimit: PageLimit = page.map { .page($0) } ?? (args.has("all-pages") ? .none : .readingPosition)
-        let candidates = try args.int("candidates", min: 1) ?? SearchEngine.defaultCandidates
-        let rrfK = try args.double("rrf-k")
-        if let rrfK, !(rrfK.isFinite && rrfK > 0 && rrfK <= 1e6) {
-            throw IBError.usage("--rrf-k must be a number above 0 and at most 1000000 (got \(args.value("rrf-k") ?? ""))")
-        }
-        let timeout = try args.double("timeout") ?? 20
-        guard timeout.isFinite && timeout > 0 && timeout <= 3600 else {
-            throw IBError.usage("--timeout must be a number of seconds above 0 and at most 3600 (got \(args.value("timeout") ?? ""))")
-        }
+        let candidates = try args.int("candidates", min: 1, max: 10_000) ?? SearchEngine.defaultCandidates
+        let rrfK = try args.double("rrf-k", min: 0, max: 1e6, minExclusive: true)
+        let timeout = try args.seconds("timeout", max: 3600) ?? 20
         let choice = AssistantChoice(provider: args.value("provider"), model: args.value("model"), timeout: timeout)
         let explain = args.has("explain")
         let asJSON = args.has("json") || !Terminal.stdoutIsTerminal
         let bold = !asJSON && Config.environment("NO_COLOR") == nil
 
-        let path = Config.databasePath(flag: args.value("db"))
+        let path = Config.databasePath(flag: try args.path("db"))
         guard FileSystem.exists(path) else {
             throw IBError("no library at \(path) (add a book: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
         }
         let library = try Library.open(path: path, create: false)
-        let engine = SearchEngine(library: library, modelDirectory: args.value("model-dir"))
+        let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"))
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
         if ready.isEmpty {

@@ -13,9 +13,11 @@ through unchanged. FILE defaults to standard input; "-" is standard input.
 
 Options:
   --size N           chunk size in tokens, [CLS] and [SEP] included
-                     (default: the model's max_seq_length, 256 for MiniLM)
-  --overlap N[%]     tokens shared with the previous chunk, or a percentage
-                     of --size (default: 15%)
+                     (default: the model's max_seq_length, 256 for MiniLM;
+                     8 to 1000000, words: 1 to 1000000)
+  --overlap N[%]     tokens shared with the previous chunk (0 to half of
+                     --size), or a percentage of --size (0% to 50%;
+                     default: 15%)
   --tokenizer KIND   "model" (default) sizes in model tokens; "words" sizes
                      in whitespace-separated words (default size 400), for
                      providers with long contexts, and needs no model
@@ -39,7 +41,7 @@ runTool("ib-chunk") {
     ])
     if args.has("help") { print(help); return }
     if args.has("version") { print("ib-chunk \(ibVersion)"); return }
-    let modelDirectory = Config.modelDirectory(flag: args.value("model-dir"))
+    let modelDirectory = Config.modelDirectory(flag: try args.path("model-dir"))
 
     if args.has("tokenize") {
         let tokenizer = try WordPieceTokenizer(modelDirectory: modelDirectory)
@@ -48,16 +50,18 @@ runTool("ib-chunk") {
     }
 
     let unit: ChunkerOptions.Unit = try args.choice("tokenizer", ["model", "words"]) == "words" ? .words : .tokens
+    let sizeFlag = try args.int("size", min: unit == .tokens ? 8 : 1, max: 1_000_000)
     let tokenizer = unit == .tokens ? try WordPieceTokenizer(modelDirectory: modelDirectory) : nil
-    let size = try args.int("size", min: 1) ?? (unit == .tokens ? try ModelFolder.maxSequenceLength(directory: modelDirectory) : 400)
+    let size = try sizeFlag ?? (unit == .tokens ? ModelFolder.maxSequenceLength(directory: modelDirectory) : 400)
     var overlap = ChunkerOptions.defaultOverlap(size: size)
     if let text = args.value("overlap") {
-        if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent >= 0 {
-            overlap = Int((Double(size) * percent / 100).rounded())
-        } else if let tokens = Int(text), tokens >= 0 {
-            overlap = tokens
+        let refused = IBError.usage("--overlap must be a number of tokens from 0 to \(size / 2) or a percentage from 0% to 50%, not '\(Arguments.shown(text))'")
+        if text.hasSuffix("%") {
+            guard let percent = try? Arguments.parseDouble(String(text.dropLast()), name: "--overlap", min: 0, max: 50) else { throw refused }
+            overlap = min(size / 2, Int((Double(size) * percent / 100).rounded()))
         } else {
-            throw IBError.usage("--overlap needs a number of tokens or a percentage, not '\(text)'")
+            guard let tokens = try? Arguments.parseInt(text, name: "--overlap", min: 0, max: size / 2) else { throw refused }
+            overlap = tokens
         }
     }
     let chunker = try Chunker(tokenizer: tokenizer, options: ChunkerOptions(size: size, overlap: overlap, unit: unit))

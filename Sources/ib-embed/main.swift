@@ -23,8 +23,8 @@ Options:
   --text              read one text per line and write an embedding record each
   --encoding ENC      "floats" (default, a JSON array) or "base64"
                       (little-endian float32, base64)
-  --batch N           texts per forward pass (default: 8)
-  --threads N         worker threads (default: the number of cores)
+  --batch N           texts per forward pass (default: 8; 1 to 2048)
+  --threads N         worker threads (default: the number of cores; 1 to 256)
   --model-dir DIR     the model folder (default: $IB_MODEL_DIR, else
                       $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
   --precision P       fp32 (default, same vectors as sentence-transformers)
@@ -65,14 +65,15 @@ runTool("ib-embed") {
     if args.has("help") { print(help); return }
     if args.has("version") { print("ib-embed \(ibVersion)"); return }
     let encoding: EmbeddingEncoding = try args.choice("encoding", ["floats", "base64"]) == "base64" ? .base64 : .floats
-    let batch = try args.int("batch", min: 1) ?? SentenceEncoder.defaultBatchSize
-    let threads = try args.int("threads", min: 1)
+    let batch = try args.int("batch", min: 1, max: ProviderOptions.maxBatch) ?? SentenceEncoder.defaultBatchSize
+    let threads = try args.int("threads", min: 1, max: 256)
+    let modelDirFlag = try args.path("model-dir")
     if args.value("query") != nil && args.has("text") { throw IBError.usage("--query and --text cannot be combined") }
     if args.value("query") != nil && !args.positionals.isEmpty { throw IBError.usage("--query takes no FILE arguments") }
 
     let choice = try ProviderOptions(args)
     let provider = try choice.makeProvider {
-        try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: args.value("model-dir")),
+        try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: modelDirFlag),
                            batchSize: batch, threads: threads,
                            verify: args.has("verify-model") ? .always : .onFirstUse,
                            precision: try args.choice("precision", ["fp32", "bf16"]) == "bf16" ? .bf16 : .fp32)

@@ -10,7 +10,7 @@ Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when 
        ib-index [--db PATH] list
        ib-index [--db PATH] show BOOK
        ib-index [--db PATH] delete BOOK...
-       ib-index [--db PATH] set-page BOOK N           (0 clears the reading position)
+       ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
        ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
        ib-index [--db PATH] stats
        ib-index [--db PATH] vacuum
@@ -50,6 +50,7 @@ runTool("ib-index") {
     let args = try Arguments(Array(CommandLine.arguments.dropFirst()), options: options)
     if args.has("help") { print(usage); return }
     if args.has("version") { print("ib-index \(ibVersion)"); return }
+    let db = try args.path("db")
     var positionals = args.positionals
     var command = "store"
     if let first = positionals.first, subcommands.contains(first), !FileSystem.exists(first) {
@@ -65,7 +66,7 @@ runTool("ib-index") {
             throw IBError.usage("no records: pipe them in (ib-parse FILE | ib-chunk | ib-embed | ib-index) or give FILEs")
         }
         let started = Timestamp.monotonic()
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         let indexer = Indexer(library: library)
         indexer.replace = args.has("replace")
         if !quiet { indexer.report = { printError("ib-index: \($0)") } }
@@ -94,7 +95,7 @@ runTool("ib-index") {
 
     case "list":
         guard positionals.isEmpty else { throw IBError.usage("list takes no arguments") }
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         let books = try library.books()
         if Terminal.stdoutIsTerminal {
             out.write(Table.render(header: ["ID", "TITLE", "AUTHORS", "PAGES", "CHUNKS", "EMBEDDED", "AT"],
@@ -109,7 +110,7 @@ runTool("ib-index") {
 
     case "show":
         guard positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         let book = try library.resolveBook(positionals[0])
         if Terminal.stdoutIsTerminal {
             var lines: [(String, String)] = [("id", book.id), ("title", book.title)]
@@ -128,7 +129,7 @@ runTool("ib-index") {
 
     case "delete":
         guard !positionals.isEmpty else { throw IBError.usage("delete needs a BOOK") }
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         // Resolve all first: an ambiguous name deletes nothing.
         let books = try positionals.map { try library.resolveBook($0) }
         for book in books {
@@ -138,14 +139,14 @@ runTool("ib-index") {
 
     case "set-page":
         guard positionals.count == 2 else { throw IBError.usage("set-page takes BOOK and a page number") }
-        guard let page = Int(positionals[1]), page >= 0 else { throw IBError.usage("the page must be a whole number, 0 or more") }
-        let library = try Library.open(path: args.value("db"))
+        let page = try Arguments.parseInt(positionals[1], name: "set-page N", min: 0, max: 1_000_000_000)
+        let library = try Library.open(path: db)
         let book = try library.resolveBook(positionals[0])
         do { try library.setPage(bookID: book.id, page: page) } catch let e as IBError { throw e } catch { throw library.describe(error) }
         if !quiet { printError("ib-index: '\(book.title)': " + (page == 0 ? "reading position cleared" : "reading at page \(page)")) }
 
     case "export":
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         var exporter = Exporter(library: library)
         exporter.missingEmbeddings = args.has("missing-embeddings")
         exporter.encoding = args.has("floats") ? .floats : .base64
@@ -154,7 +155,7 @@ runTool("ib-index") {
 
     case "stats":
         guard positionals.isEmpty else { throw IBError.usage("stats takes no arguments") }
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         let stats: JSON
         do { stats = try library.stats() } catch { throw library.describe(error) }
         if Terminal.stdoutIsTerminal, let o = stats.objectValue {
@@ -166,7 +167,7 @@ runTool("ib-index") {
         }
 
     case "vacuum":
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         let before = try library.stats()
         do { try library.vacuum() } catch { throw library.describe(error) }
         let after = try library.stats()
@@ -176,7 +177,7 @@ runTool("ib-index") {
 
     case "quantize":
         guard positionals.count == 1 else { throw IBError.usage("quantize takes one of off, i8, bits") }
-        let library = try Library.open(path: args.value("db"))
+        let library = try Library.open(path: db)
         do { try library.setQuantize(positionals[0]) } catch let e as IBError { throw e } catch { throw library.describe(error) }
         if !quiet { printError("ib-index: quantised index: \(positionals[0])") }
 

@@ -42,9 +42,10 @@ Options:
   -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx
       --title TITLE      the book's title (default: the document's, else the file name)
       --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
-      --page-chars N     target characters per estimated page (default 2000)
-      --timeout SECONDS  URL fetch timeout (default 30)
-      --max-bytes N      URL download size cap (default 268435456)
+      --page-chars N     target characters per estimated page (default 2000;
+                         100 to 1000000)
+      --timeout SECONDS  URL fetch timeout (default 30; 0.001 to 86400)
+      --max-bytes N      URL download size cap (default 268435456; 1 to 4294967296)
   -h, --help             show this help
       --version          show the version
 
@@ -79,12 +80,9 @@ runTool("ib-parse") {
         options.encoding = encoding
     }
     options.title = args.value("title")
-    if let n = try args.int("page-chars", min: 100) { options.pageCharacters = n }
-    if let t = try args.double("timeout") {
-        guard t > 0 else { throw IBError.usage("--timeout must be positive") }
-        options.timeoutSeconds = t
-    }
-    if let n = try args.int("max-bytes", min: 1) { options.maxDownloadBytes = n }
+    if let n = try args.int("page-chars", min: 100, max: 1_000_000) { options.pageCharacters = n }
+    if let t = try args.seconds("timeout") { options.timeoutSeconds = t }
+    if let n = try args.int("max-bytes", min: 1, max: 1 << 32) { options.maxDownloadBytes = n }
     guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
     if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
 

@@ -145,7 +145,7 @@ final class SupportTests: XCTestCase {
     func testArguments() throws {
         let args = try Arguments(["-k", "5", "--book=x", "query", "--json", "--", "--literal"],
                                  options: [.init("top", short: "k", takesValue: true), .init("book", takesValue: true), .init("json")])
-        XCTAssertEqual(try args.int("top"), 5)
+        XCTAssertEqual(try args.int("top", min: 1, max: 10), 5)
         XCTAssertEqual(args.value("book"), "x")
         XCTAssertTrue(args.has("json"))
         XCTAssertEqual(args.positionals, ["query", "--literal"])
