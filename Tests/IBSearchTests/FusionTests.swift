@@ -78,9 +78,15 @@ final class AssistFusionTests: XCTestCase {
     }
 
     func testTheQuestionsOwnListCountsDouble() {
-        // The question's list: 1, 2, 3; two rewrites agree on 4 first.
-        let fused = SearchEngine.fuseRanks([[result(1), result(2), result(3)], [result(4), result(1)], [result(4), result(2)]], depth: 10)
-        XCTAssertEqual(fused.map(\.chunkIndex), [1, 4, 2, 3])
+        // The question's list: 1, 2, 3. Two rewrites that put 4 first lift it above
+        // the question's third, not above its first two (k 10: 2/11 + 1/12 > 1/11 + 1/11).
+        let own = [result(1), result(2), result(3)]
+        let two = SearchEngine.fuseRanks([own, [result(4), result(1)], [result(4), result(2)]], depth: 10)
+        XCTAssertEqual(two.map(\.chunkIndex), [1, 2, 4, 3])
+        // Three rewrites agreeing on 4 outweigh the question's own first (3/11 > 2/11).
+        let three = SearchEngine.fuseRanks([own, [result(4)], [result(4)], [result(4)]], depth: 10)
+        XCTAssertEqual(three.map(\.chunkIndex), [4, 1, 2, 3])
+        XCTAssertEqual(three[0].score, 3.0 / 11, accuracy: 1e-12)
         XCTAssertEqual(SearchEngine.fuseRanks([[result(1), result(2)]], depth: 1).map(\.chunkIndex), [1])
     }
 
