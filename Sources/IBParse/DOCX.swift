@@ -77,6 +77,8 @@ enum DOCXParser {
         }
 
         // The body.
+        try ZipArchive.checkTextSize([documentEntry] + ["footnotes.xml", "endnotes.xml"].compactMap { zip.entry(directory + $0) },
+                                     what: "document's text (its body and notes)")
         let stream = try XMLStream(try zip.read(documentEntry), name: documentPath)
         var text: [UInt8] = []
         var pendingBreak = 0, pendingSpace = false, pendingCell = false

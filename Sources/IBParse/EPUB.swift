@@ -84,6 +84,7 @@ enum EPUBParser {
         // The spine's documents, in order.
         struct Document { var spineIndex: Int; var path: String; var text: [UInt8]; var anchors: [String: Int]; var fallbackTitle: String? }
         var documents: [Document] = []
+        try ZipArchive.checkTextSize(spine.compactMap { manifest[$0].flatMap { zip.entry($0.href) } }, what: "book's text (its spine documents)")
         for (index, idref) in spine.enumerated() {
             guard let item = manifest[idref] else { continue }
             let type = item.mediaType.lowercased()

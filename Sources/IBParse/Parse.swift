@@ -27,6 +27,15 @@ public struct InputSource: Sendable {
     }
 
     static let maxFileBytes = 2 << 30
+    /// Text, Markdown and HTML are held in memory whole, with their pages (~3x the
+    /// file): larger than this they are refused before being read. PDF and ZIP
+    /// containers (EPUB, DOCX) have their own checks.
+    static let maxTextBytes = 64 << 20
+
+    /// Whether `head` starts a PDF or a ZIP container.
+    static func isContainer(_ head: some Collection<UInt8>) -> Bool {
+        head.starts(with: Array("%PDF-".utf8)) || head.starts(with: [0x50, 0x4B, 0x03, 0x04])
+    }
 
     /// Reads a file in full. Directories, missing files and unreadable files are errors.
     public static func file(_ path: String) throws(ParseError) -> InputSource {
@@ -37,6 +46,13 @@ public struct InputSource: Sendable {
         guard fstat(fd, &st) == 0 else { throw ParseError(String(cString: strerror(errno)).lowercased()) }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw ParseError("is a directory") }
         if Int(st.st_size) > maxFileBytes { throw ParseError("file is too large (\(st.st_size) bytes)") }
+        if Int(st.st_size) > maxTextBytes {
+            var head = [UInt8](repeating: 0, count: 5)
+            let n = pread(fd, &head, 5, 0)
+            if n < 5 || !isContainer(head) {
+                throw ParseError("file is too large for a text, Markdown or HTML document (\(st.st_size) bytes; limit \(maxTextBytes >> 20) MiB)")
+            }
+        }
         let bytes = try readAll(fd, sizeHint: Int(st.st_size))
         let base = path.split(separator: "/").last.map(String.init) ?? path
         var stem = base, ext: String? = nil
@@ -83,6 +99,9 @@ public enum Parser {
             format = forced
         } else {
             format = try FormatDetection.detect(input.bytes, extensionHint: input.extensionHint, contentType: input.contentType)
+        }
+        if [.text, .markdown, .html].contains(format) && input.bytes.count > InputSource.maxTextBytes {
+            throw ParseError("input is too large for a text, Markdown or HTML document (\(input.bytes.count) bytes; limit \(InputSource.maxTextBytes >> 20) MiB)")
         }
         var book: ParsedBook
         switch format {

@@ -21,6 +21,10 @@ struct ZipArchive {
     /// Uncompressed / compressed beyond this, for entries over 16 MiB, is a bomb.
     static let maxRatio = 100
     static let ratioCheckBytes = 16 << 20
+    /// The documents a book's text comes from (an EPUB's spine, a DOCX's body and
+    /// notes) may hold this much uncompressed in all: 64 MiB is twenty times War and
+    /// Peace, and what ib-parse holds in memory grows with it (~2x).
+    static let maxTextBytes = 64 << 20
 
     let bytes: [UInt8]
     private(set) var entries: [Entry] = []
@@ -66,6 +70,12 @@ struct ZipArchive {
             if total > Self.maxTotalBytes {
                 throw ParseError("ZIP archive is too large uncompressed (over \(Self.maxTotalBytes) bytes): refusing a possible ZIP bomb")
             }
+            // Many entries each small enough to pass the checks above can still add up
+            // to a bomb: a whole archive over 16 MiB uncompressed that inflates more than
+            // 100 times its own size is refused before anything is inflated.
+            if total > Self.ratioCheckBytes && total / max(bytes.count, 1) > Self.maxRatio {
+                throw ParseError("ZIP archive inflates to over \(Self.maxRatio) times its size (\(total) bytes from \(bytes.count)): refusing a possible ZIP bomb")
+            }
             let entry = Entry(name: name, method: method, flags: flags, crc: crc, compressedSize: compressed,
                               uncompressedSize: uncompressed, localHeaderOffset: local)
             if byName[name] == nil {
@@ -73,6 +83,15 @@ struct ZipArchive {
                 byLowerName[name.lowercased()] = entries.count
                 entries.append(entry)
             }
+        }
+    }
+
+    /// Refuses a book whose text documents declare more than maxTextBytes in all,
+    /// before any is inflated (the declared sizes are enforced when inflating).
+    static func checkTextSize(_ entries: [Entry], what: String) throws(ParseError) {
+        let total = entries.reduce(0) { $0 + $1.uncompressedSize }
+        if total > maxTextBytes {
+            throw ParseError("the \(what) is too large: \(total) bytes uncompressed (limit \(maxTextBytes >> 20) MiB)")
         }
     }
 
