@@ -1,0 +1,17 @@
+// libFuzzer harness: IBParse's EPUB reader (EPUBParser.parse), with the ZIP
+// reader and the pagination under it. Built and run by scripts/fuzz/run epub.
+// The input is a .epub file, or a bundle of its entries (see shared/Bundle.swift)
+// so the fuzzer mutates the XML inside a valid archive. A thrown ParseError is
+// a refusal, not a finding; a crash, trap, leak, hang or sanitizer report is one.
+@testable import IBParse
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data!, count: size))
+    var options = ParseOptions()
+    options.pageCharacters = 200 + (size > 0 ? Int(input[0]) * 8 : 0)  // short pages: more page breaks
+    do {
+        _ = try EPUBParser.parse(Bundle.archive(input), options: options)
+    } catch {}
+    return 0
+}

@@ -1,0 +1,15 @@
+// libFuzzer harness: IBParse's HTML reader (HTMLParser.parse) and the
+// pagination under it. Built and run by scripts/fuzz/run html. The input is the
+// document's bytes; the first byte also sets the page length (short pages
+// reach more page breaks). A thrown ParseError is a refusal, not a finding;
+// a crash, trap, leak, hang or sanitizer report is one.
+@testable import IBParse
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data!, count: size))
+    var options = ParseOptions()
+    options.pageCharacters = 200 + (size > 0 ? Int(input[0]) * 8 : 0)
+    _ = try? HTMLParser.parse(input, options: options)
+    return 0
+}
