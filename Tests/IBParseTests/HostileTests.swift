@@ -63,6 +63,32 @@ final class HostileTests: XCTestCase {
         XCTAssertTrue(parseError(dir.write("l.epub", lying.bytes()))!.contains("beyond its declared size"))
     }
 
+    /// Found by scripts/fuzz/run zip: a deflated entry whose stream ends before its
+    /// declared size was returned short, with its CRC never checked.
+    func testDeflatedEntryShorterThanDeclaredIsCorrupt() throws {
+        var short = ZipWriter()
+        short.add("a.txt", Array("hello, world".utf8), declaredSize: 20)
+        let zip = try ZipArchive(short.bytes())
+        XCTAssertThrowsError(try zip.read("a.txt")) { error in
+            XCTAssertTrue("\(error)".contains("inflates to 12 bytes, not the 20 declared"), "\(error)")
+        }
+        // Capped reads too: the stream ends before the limit, short of the declared size.
+        XCTAssertThrowsError(try zip.read("a.txt", limit: 16))
+        // The same inside an EPUB: refused, not read with a chapter cut short.
+        var epub = ZipWriter()
+        epub.add("mimetype", "application/epub+zip", deflate: false)
+        epub.add("META-INF/container.xml", [0x20, 0x20], declaredSize: 9)
+        let dir = TempDir()
+        let message = parseError(dir.write("s.epub", epub.bytes()))
+        XCTAssertTrue(message?.contains("corrupt ZIP archive") == true, String(describing: message))
+        // Well-formed entries still read whole, capped or not.
+        var fine = ZipWriter()
+        fine.add("a.txt", "hello, world")
+        let ok = try ZipArchive(fine.bytes())
+        XCTAssertEqual(try ok.read("a.txt"), Array("hello, world".utf8))
+        XCTAssertEqual(try ok.read("a.txt", limit: 5), Array("hello".utf8))
+    }
+
     func testUnsafeEntryPaths() throws {
         let dir = TempDir()
         for name in ["../../etc/evil.txt", "/etc/evil.txt", "OEBPS/../../x", "C:\\evil.txt", "a\\..\\..\\b"] {

@@ -2,11 +2,12 @@
 // (LineReader, JSON.parse, Record) and ib-chunk's PageDecoder with its
 // fallback to the general parser. Built and run by scripts/fuzz/run records.
 //
-// The input is a JSON Lines stream. It is read by LineReader from a memfd
+// The input is a JSON Lines stream. It is read by LineReader from a file
 // (the first byte, when it is not '{', also picks a small maxLineBytes so the
 // "line is longer" path and buffer growth are reached). Each line goes where
 // ChunkStream sends it: PageDecoder first (with the book id of the last book
-// record, as ib-chunk does), the general parser when it declines. Besides
+// record, as ib-chunk does; the book "b" until one comes, so pages alone
+// reach the fast path), the general parser when it declines. Besides
 // crashes and sanitizer reports these invariants trap when they fail:
 //   - a page PageDecoder accepts, the general parser reads as the same page
 //     record (same book id, page number and text, page after the last one);
