@@ -17,6 +17,19 @@ final class JSONTests: XCTestCase {
         }
     }
 
+    /// Found by scripts/fuzz/run records: a number past Double's range read as
+    /// infinity, so a passed-through record came out with null in its place.
+    func testNumbersOutOfRangeAreRefusedNotNulled() throws {
+        for line in [#"{"type":"note","x":1e400}"#, #"{"type":"note","x":-1E+309}"#, #"[123456789e400]"#] {
+            XCTAssertThrowsError(try JSON.parse(line), line) { error in
+                XCTAssertTrue("\(error)".contains("number out of range"), "\(error)")
+            }
+        }
+        // Large but finite, and underflow to zero, still read and round-trip.
+        let big = try JSON.parse(#"[1.7976931348623157e308,1e-400,-0.0]"#)
+        XCTAssertEqual(try JSON.parse(big.serialized), big)
+    }
+
     func testDeepNestingIsRefused() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         XCTAssertThrowsError(try JSON.parse(deep))
