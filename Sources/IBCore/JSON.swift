@@ -203,7 +203,7 @@ struct JSONParser {
         }
         // 1e400 would read as infinity and be written back as null: refused, not changed
         // (found by scripts/fuzz/run records).
-        if value.isInfinite { throw JSONParseError(message: "number out of range", offset: start) }
+        if value.isInfinite { throw JSONParseError(message: "number out of range (infinite as a Double)", offset: start) }
         return value
     }
 
