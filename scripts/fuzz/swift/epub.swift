@@ -7,11 +7,5 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data!, count: size))
-    var options = ParseOptions()
-    options.pageCharacters = 200 + (size > 0 ? Int(input[0]) * 8 : 0)  // short pages: more page breaks
-    do {
-        _ = try EPUBParser.parse(Bundle.archive(input), options: options)
-    } catch {}
-    return 0
+    fuzzDocument(data, size) { try EPUBParser.parse(Bundle.archive($0), options: $1) }
 }

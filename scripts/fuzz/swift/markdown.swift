@@ -7,9 +7,5 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data!, count: size))
-    var options = ParseOptions()
-    options.pageCharacters = 200 + (size > 0 ? Int(input[0]) * 8 : 0)
-    _ = try? MarkdownParser.parse(input, options: options)
-    return 0
+    fuzzDocument(data, size) { try MarkdownParser.parse($0, options: $1) }
 }
