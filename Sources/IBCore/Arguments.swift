@@ -116,6 +116,13 @@ public struct Arguments {
         return text
     }
 
+    /// The environment variable `name` as a whole number in `min...max`; nil when
+    /// unset or empty, a usage error naming the variable otherwise.
+    public static func environmentInt(_ name: String, min: Int, max: Int) throws(IBError) -> Int? {
+        guard let text = Config.environment(name) else { return nil }
+        return try parseInt(text, name: name, min: min, max: max)
+    }
+
     /// `text` as a whole number in `min...max`, or a usage error naming `name`.
     /// Decimal digits with an optional sign only: no spaces, no "1e3", no "0x10".
     public static func parseInt(_ text: String, name: String, min: Int, max: Int) throws(IBError) -> Int {

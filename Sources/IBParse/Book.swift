@@ -61,6 +61,8 @@ public struct ParseOptions: Sendable {
     /// URL fetching limits.
     public var timeoutSeconds: Double = 30
     public var maxDownloadBytes = 256 << 20
+    /// Worker processes for a PDF's pages (IB_PARSE_JOBS); nil: one per CPU for 64 pages or more.
+    public var pdfWorkers: Int?
     public init() {}
 }
 

@@ -10,6 +10,10 @@ enum DOCXParser {
     struct Style { var name: String; var outlineLevel: Int?; var basedOn: String? }
 
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
+        try parse(InputBytes(bytes), options: options)
+    }
+
+    static func parse(_ bytes: InputBytes, options: ParseOptions) throws(ParseError) -> ParsedBook {
         let zip = try ZipArchive(bytes)
         var book = ParsedBook(format: .docx)
 

@@ -16,6 +16,10 @@ enum EPUBParser {
     struct NavEntry { var path: String; var fragment: String?; var title: String; var depth: Int }
 
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
+        try parse(InputBytes(bytes), options: options)
+    }
+
+    static func parse(_ bytes: InputBytes, options: ParseOptions) throws(ParseError) -> ParsedBook {
         let zip = try ZipArchive(bytes)
         try checkDRM(zip)
 

@@ -3,7 +3,7 @@
 // The extension is only a hint for text against Markdown, which look alike.
 
 enum FormatDetection {
-    static func detect(_ bytes: [UInt8], extensionHint: String?, contentType: String? = nil) throws(ParseError) -> BookFormat {
+    static func detect(_ bytes: InputBytes, extensionHint: String?, contentType: String? = nil) throws(ParseError) -> BookFormat {
         if bytes.isEmpty { throw ParseError("empty file (0 bytes)") }
         let head = Array(bytes.prefix(1024))
         if find(Array("%PDF-".utf8), in: head) != nil { return .pdf }
@@ -30,7 +30,7 @@ enum FormatDetection {
         }
     }
 
-    static func zipFormat(_ bytes: [UInt8]) throws(ParseError) -> BookFormat {
+    static func zipFormat(_ bytes: InputBytes) throws(ParseError) -> BookFormat {
         let zip = try ZipArchive(bytes)
         if let entry = zip.entry("mimetype") {
             let type = String(decoding: try zip.read(entry, limit: 256), as: UTF8.self)

@@ -10,6 +10,10 @@ import Glibc
 
 enum PDFParser {
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
+        try parse(InputBytes(bytes), options: options)
+    }
+
+    static func parse(_ bytes: InputBytes, options: ParseOptions) throws(ParseError) -> ParsedBook {
         try P.load()
         silencePoppler()
         // Poppler's text extraction makes and frees many small objects: keep freed memory in the
@@ -22,18 +26,19 @@ enum PDFParser {
             _ = mallopt(-3, 64 << 20)
             _ = mallopt(1, 160)  // M_MXFAST: more small frees stay in fast bins
         }
-        var result: Result<ParsedBook, ParseError> = .failure(ParseError("PDF could not be read"))
-        bytes.withUnsafeBufferPointer { buffer in
-            result = Result { () throws(ParseError) -> ParsedBook in try parse(buffer) }
-        }
-        return try result.get()
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(ParseError) in try parse(buffer, file: bytes.fileDescriptor, workers: options.pdfWorkers) }
     }
 
-    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(ParseError) -> ParsedBook {
+    /// A large PDF (mapped, with its file open) is read by poppler from the file in
+    /// small buffers, so that a broken cross-reference table, which poppler rebuilds
+    /// by scanning every byte, does not bring the whole file into memory.
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, file: Int32?, workers forced: Int?) throws(ParseError) -> ParsedBook {
         let gbytes = P.g_bytes_new_static(buffer.baseAddress, UInt(buffer.count))
         defer { P.g_bytes_unref(gbytes) }
         var error: UnsafeMutableRawPointer? = nil
-        guard let document = P.poppler_document_new_from_bytes(gbytes, nil, &error) else {
+        let opened = if let file { P.poppler_document_new_from_fd(fcntl(file, F_DUPFD_CLOEXEC, 0), nil, &error) }  // poppler owns (and closes) the copy
+                     else { P.poppler_document_new_from_bytes(gbytes, nil, &error) }
+        guard let document = opened else {
             var message = "corrupt or truncated PDF"
             if let error {
                 // GError: { GQuark domain; gint code; gchar *message }; POPPLER_ERROR_ENCRYPTED is 1.
@@ -62,7 +67,7 @@ enum PDFParser {
         // 2 CPUs: sherlock.pdf (288 pages) takes 148 ms in-process and 89 ms with 2 workers,
         // for 0.14 s of CPU either way (copy-on-write costs little). IB_PARSE_JOBS=N sets N.
         var workers = count >= 64 ? min(max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), 8, count) : 1
-        if let forced = getenv("IB_PARSE_JOBS").flatMap({ Int(String(cString: $0)) }), forced >= 1 { workers = min(forced, 16, max(count, 1)) }
+        if let forced { workers = min(forced, max(count, 1)) }
         if workers > 1 && !isSingleThreaded() { workers = 1 }
         var jobs: [PageJob] = []
         for w in 0..<workers {
@@ -357,6 +362,7 @@ enum PDFParser {
 enum P {
     nonisolated(unsafe) static var g_bytes_new_static: (@convention(c) (UnsafeRawPointer?, UInt) -> OpaquePointer?)!
     nonisolated(unsafe) static var g_bytes_unref: (@convention(c) (OpaquePointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_document_new_from_fd: (@convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?)!
     nonisolated(unsafe) static var poppler_document_new_from_bytes: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?)!
     nonisolated(unsafe) static var poppler_error_quark: (@convention(c) () -> UInt32)!
     nonisolated(unsafe) static var g_error_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
@@ -403,6 +409,7 @@ enum P {
         g_bytes_new_static = symbol("g_bytes_new_static")
         g_bytes_unref = symbol("g_bytes_unref")
         poppler_document_new_from_bytes = symbol("poppler_document_new_from_bytes")
+        poppler_document_new_from_fd = symbol("poppler_document_new_from_fd")
         poppler_error_quark = symbol("poppler_error_quark")
         g_error_free = symbol("g_error_free")
         g_object_unref = symbol("g_object_unref")

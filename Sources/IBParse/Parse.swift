@@ -13,7 +13,7 @@ public struct InputSource: Sendable {
     public var name: String
     /// The book record's `source`.
     public var source: String
-    public var bytes: [UInt8]
+    public var bytes: InputBytes
     /// The file name's extension (without the dot), lower-case.
     public var extensionHint: String?
     /// The title to use when the document has none (the file name or the URL's last path segment).
@@ -21,9 +21,14 @@ public struct InputSource: Sendable {
     /// The HTTP Content-Type, for URLs.
     public var contentType: String?
 
-    public init(name: String, source: String, bytes: [UInt8], extensionHint: String?, fallbackTitle: String, contentType: String? = nil) {
+    public init(name: String, source: String, bytes: InputBytes, extensionHint: String?, fallbackTitle: String, contentType: String? = nil) {
         self.name = name; self.source = source; self.bytes = bytes; self.extensionHint = extensionHint
         self.fallbackTitle = fallbackTitle; self.contentType = contentType
+    }
+
+    public init(name: String, source: String, bytes: [UInt8], extensionHint: String?, fallbackTitle: String, contentType: String? = nil) {
+        self.init(name: name, source: source, bytes: InputBytes(bytes), extensionHint: extensionHint,
+                  fallbackTitle: fallbackTitle, contentType: contentType)
     }
 
     static let maxFileBytes = 2 << 30
@@ -37,7 +42,8 @@ public struct InputSource: Sendable {
         head.starts(with: Array("%PDF-".utf8)) || head.starts(with: [0x50, 0x4B, 0x03, 0x04])
     }
 
-    /// Reads a file in full. Directories, missing files and unreadable files are errors.
+    /// Reads a file (up to 64 MiB) or maps it (a larger PDF or ZIP container).
+    /// Directories, missing files and unreadable files are errors.
     public static func file(_ path: String) throws(ParseError) -> InputSource {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw ParseError(String(cString: strerror(errno)).lowercased()) }
@@ -53,40 +59,31 @@ public struct InputSource: Sendable {
                 throw ParseError("file is too large for a text, Markdown or HTML document (\(st.st_size) bytes; limit \(maxTextBytes >> 20) MiB)")
             }
         }
-        let bytes = try readAll(fd, sizeHint: Int(st.st_size))
+        var resolved = path
+        if let real = realpath(path, nil) { resolved = String(cString: real); free(real) }
+        // A device or FIFO has no size to check first: it is read as a stream (/dev/zero ends at 64 MiB).
+        let bytes = Int(st.st_size) > maxTextBytes && (st.st_mode & S_IFMT) == S_IFREG
+            ? try InputBytes(mapping: fd, size: Int(st.st_size))
+            : try stream(fd)
         let base = path.split(separator: "/").last.map(String.init) ?? path
         var stem = base, ext: String? = nil
         if let dot = base.lastIndex(of: "."), dot != base.startIndex {
             stem = String(base[..<dot]); ext = String(base[base.index(after: dot)...]).lowercased()
         }
-        var resolved = path
-        if let real = realpath(path, nil) { resolved = String(cString: real); free(real) }
         return InputSource(name: path, source: resolved, bytes: bytes, extensionHint: ext,
                            fallbackTitle: stem.isEmpty ? base : stem)
     }
 
+    /// Reads standard input (see Spool: only a PDF or ZIP may be over 64 MiB).
     public static func standardInput() throws(ParseError) -> InputSource {
-        InputSource(name: "-", source: "-", bytes: try readAll(0, sizeHint: 1 << 16), extensionHint: nil, fallbackTitle: "stdin")
+        InputSource(name: "-", source: "-", bytes: try stream(0), extensionHint: nil, fallbackTitle: "stdin")
     }
 
-    static func readAll(_ fd: Int32, sizeHint: Int) throws(ParseError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(sizeHint, 4096) + 1)
-        var count = 0
-        while true {
-            if count == out.count {
-                if out.count > maxFileBytes { throw ParseError("input is too large") }
-                out.append(contentsOf: repeatElement(0, count: out.count))
-            }
-            let n = out.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ParseError(String(cString: strerror(errno)).lowercased())
-            }
-            if n == 0 { break }
-            count += n
-        }
-        out.removeLast(out.count - count)
-        return out
+    /// Reads `fd` to its end: into memory up to 64 MiB, spooled to a file and mapped past that.
+    static func stream(_ fd: Int32) throws(ParseError) -> InputBytes {
+        let spool = Spool()
+        try spool.read(from: fd)
+        return try spool.finish()
     }
 }
 
@@ -105,14 +102,14 @@ public enum Parser {
         }
         var book: ParsedBook
         switch format {
-        case .text: book = try TextParser.parse(input.bytes, options: options)
-        case .markdown: book = try MarkdownParser.parse(input.bytes, options: options)
-        case .html: book = try HTMLParser.parse(input.bytes, options: options)
+        case .text: book = try TextParser.parse(input.bytes.array, options: options)
+        case .markdown: book = try MarkdownParser.parse(input.bytes.array, options: options)
+        case .html: book = try HTMLParser.parse(input.bytes.array, options: options)
         case .pdf: book = try PDFParser.parse(input.bytes, options: options)
         case .epub: book = try EPUBParser.parse(input.bytes, options: options)
         case .docx: book = try DOCXParser.parse(input.bytes, options: options)
         }
-        let sha = SHA256.hex(input.bytes)
+        let sha = input.bytes.sha256Hex()
         let id = BookRecord.id(forSHA256: sha)
         var title = options.title ?? (format == .text ? nil : book.title?.collapsedWhitespace)
         if title?.isEmpty ?? true { title = input.fallbackTitle }

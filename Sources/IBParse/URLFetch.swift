@@ -15,11 +15,13 @@ public enum URLFetch {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// The body being received and its cap; a write past the cap aborts the transfer.
+    /// The body being received and its cap; a write past the cap, or one the
+    /// spool refuses, aborts the transfer.
     final class Sink {
-        var bytes: [UInt8] = []
+        let body = Spool()
         let cap: Int
         var overflow = false
+        var refused: ParseError?
         init(cap: Int) { self.cap = cap }
     }
 
@@ -33,8 +35,11 @@ public enum URLFetch {
             guard let user else { return 0 }
             let sink = Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue()
             let n = size * count
-            if sink.bytes.count + n > sink.cap { sink.overflow = true; return 0 }
-            if let data { data.withMemoryRebound(to: UInt8.self, capacity: n) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) } }
+            if sink.body.count + n > sink.cap { sink.overflow = true; return 0 }
+            guard let data else { return n }
+            do {
+                try data.withMemoryRebound(to: UInt8.self, capacity: n) { (p) throws(ParseError) in try sink.body.append(UnsafeBufferPointer(start: p, count: n)) }
+            } catch { sink.refused = error as? ParseError ?? ParseError("\(error)"); return 0 }
             return n
         }
         // At least 1 ms (0 is "no timeout" to libcurl); options come capped at a day.
@@ -57,6 +62,7 @@ public enum URLFetch {
         if code != 0 {
             let reason = curl.strerror(code).map { String(cString: $0) } ?? "error \(code)"
             if sink.overflow { throw ParseError("the response is larger than the \(options.maxDownloadBytes)-byte cap", kind: "network") }
+            if let refused = sink.refused { throw refused }
             switch code {
             case 28: throw ParseError("timed out after \(options.timeoutSeconds) s", kind: "network")
             case 47: throw ParseError("more than 5 redirects", kind: "network")
@@ -90,7 +96,7 @@ public enum URLFetch {
         case "text/plain": hint = ext == "md" || ext == "markdown" ? "md" : "txt"
         default: break
         }
-        return InputSource(name: url, source: finalURL, bytes: sink.bytes, extensionHint: hint,
+        return InputSource(name: url, source: finalURL, bytes: try sink.body.finish(), extensionHint: hint,
                            fallbackTitle: fallback, contentType: contentType)
     }
 

@@ -26,12 +26,14 @@ struct ZipArchive {
     /// Peace, and what ib-parse holds in memory grows with it (~2x).
     static let maxTextBytes = 64 << 20
 
-    let bytes: [UInt8]
+    let bytes: InputBytes
     private(set) var entries: [Entry] = []
     private var byName: [String: Int] = [:]
     private var byLowerName: [String: Int] = [:]
 
-    init(_ bytes: [UInt8]) throws(ParseError) {
+    init(_ bytes: [UInt8]) throws(ParseError) { try self.init(InputBytes(bytes)) }
+
+    init(_ bytes: InputBytes) throws(ParseError) {
         self.bytes = bytes
         guard let eocd = Self.findEndOfCentralDirectory(bytes) else {
             throw ParseError("corrupt or truncated ZIP archive (no end of central directory)")
@@ -133,7 +135,7 @@ struct ZipArchive {
             guard entry.compressedSize == entry.uncompressedSize else {
                 throw ParseError("corrupt ZIP archive (stored entry '\(entry.name)' has mismatched sizes)")
             }
-            out = Array(bytes[start..<(start + expected)])
+            out = bytes.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[start..<(start + expected)])) }
         case 8:
             out = try inflate(start: start, count: entry.compressedSize, size: expected, name: entry.name,
                               exact: expected == entry.uncompressedSize)
@@ -185,7 +187,7 @@ struct ZipArchive {
         return out
     }
 
-    private static func findEndOfCentralDirectory(_ bytes: [UInt8]) -> Int? {
+    private static func findEndOfCentralDirectory(_ bytes: InputBytes) -> Int? {
         guard bytes.count >= 22 else { return nil }
         let lowest = max(0, bytes.count - 22 - 65535)
         var p = bytes.count - 22

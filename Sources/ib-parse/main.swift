@@ -49,8 +49,8 @@ Options:
   -h, --help             show this help
       --version          show the version
 
-Environment: IB_PARSE_JOBS  worker processes for PDF pages (default: one per CPU
-                            for 64 pages or more; 1: in-process)
+Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: one
+                            per CPU for 64 pages or more; 1: in-process)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
 unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
@@ -83,6 +83,7 @@ runTool("ib-parse") {
     if let n = try args.int("page-chars", min: 100, max: 1_000_000) { options.pageCharacters = n }
     if let t = try args.seconds("timeout") { options.timeoutSeconds = t }
     if let n = try args.int("max-bytes", min: 1, max: 1 << 32) { options.maxDownloadBytes = n }
+    options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
     guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
     if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
 
