@@ -110,6 +110,40 @@ enum Bytes {
             | (backslash &- ones) & ~backslash) & highs
     }
 
+    /// Copies bytes from p[r] to out[w] up to the first one JSON escapes (below
+    /// 0x20, '"', '\') or up to `n`, advancing both; returns the high bits of the
+    /// bytes copied (non-zero: the run holds non-ASCII). Whole 8-byte words are
+    /// stored as read, so `out` needs 8 bytes to spare.
+    @inline(__always)
+    static func copyPlainRun(_ p: UnsafePointer<UInt8>, _ n: Int, _ r: inout Int,
+                             _ out: UnsafeMutablePointer<UInt8>, _ w: inout Int) -> UInt64 {
+        var high: UInt64 = 0
+        while r + 8 <= n {
+            let x = load(p + r)
+            UnsafeMutableRawPointer(out + w).storeBytes(of: x.littleEndian, as: UInt64.self)
+            let special = jsonSpecialsFirst(x)
+            if special != 0 {
+                let k = special.trailingZeroBitCount >> 3
+                high |= x & highs & ((1 &<< (UInt64(k) &* 8)) &- 1)
+                r += k
+                w += k
+                return high
+            }
+            high |= x & highs
+            r += 8
+            w += 8
+        }
+        while r < n {
+            let c = p[r]
+            if c < 0x20 || c == 0x22 || c == 0x5C { break }
+            high |= UInt64(c & 0x80)
+            out[w] = c
+            r += 1
+            w += 1
+        }
+        return high
+    }
+
     /// How many UTF-8 continuation bytes are in [from, to).
     static func continuationBytes(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
         var n = 0

@@ -75,24 +75,7 @@ struct ByteWriter {
         out[w] = 0x22; w += 1
         var i = 0
         while i < n {
-            // Copy up to the next byte that needs escaping, 8 at a time: whole
-            // words are stored (there is room) and the count advanced past the run.
-            while i + 8 <= n {
-                let x = Bytes.load(p + i)
-                UnsafeMutableRawPointer(out + w).storeBytes(of: x.littleEndian, as: UInt64.self)
-                let special = Bytes.jsonSpecialsFirst(x)
-                if special != 0 {
-                    let k = special.trailingZeroBitCount >> 3
-                    i += k
-                    w += k
-                    break
-                }
-                i += 8
-                w += 8
-            }
-            if i + 8 > n {
-                while i < n, p[i] >= 0x20, p[i] != 0x22, p[i] != 0x5C { out[w] = p[i]; i += 1; w += 1 }
-            }
+            _ = Bytes.copyPlainRun(p, n, &i, out, &w)
             guard i < n else { break }
             let byte = p[i]
             i += 1

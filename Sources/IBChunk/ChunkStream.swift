@@ -30,32 +30,12 @@ public final class ChunkStream {
             pipeline = nil
         }
         for path in paths.isEmpty ? ["-"] : paths {
-            let lines = try LineReader(path: path)
-            try lines.forEachLine { line in
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-                if decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) != nil {
-                    do {
-                        try pageAdded()
-                    } catch let error as RecordError {
-                        throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
-                    }
-                    if keepPages { output.writeRaw(line) }
-                    return
-                }
-                let record: Record
-                do {
-                    record = try Record(JSON.parse(line))
-                } catch let error as JSONParseError {
-                    throw IBError("\(lines.name):\(lines.lineNumber): malformed JSON: \(error)")
-                } catch let error as RecordError {
-                    throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
-                }
-                do {
-                    try handle(record, line)
-                } catch let error as RecordError {
-                    throw IBError("\(lines.name):\(lines.lineNumber): \(error.message)")
-                }
-            }
+            try RecordReader(path: path).forEach(claim: { [self] line in
+                guard decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) != nil else { return false }
+                try pageAdded()
+                if keepPages { output.writeRaw(line) }
+                return true
+            }) { record, line in try handle(record, line) }
         }
         flushBook()
     }

@@ -154,35 +154,8 @@ struct PageDecoder {
         var w = 0
         while true {
             // Copy the run up to the next quote, backslash or control byte, checking any UTF-8 in it.
-            // Whole 8-byte words are stored as read (out has 8 bytes to spare) and
-            // the count then advanced past the bytes that belong to the run.
             let runStart = r
-            var high: UInt64 = 0
-            while r + 8 <= n {
-                let x = Bytes.load(p + r)
-                UnsafeMutableRawPointer(out + w).storeBytes(of: x.littleEndian, as: UInt64.self)
-                let special = Bytes.jsonSpecialsFirst(x)
-                if special != 0 {
-                    let k = special.trailingZeroBitCount >> 3
-                    high |= x & Bytes.highs & ((1 &<< (UInt64(k) &* 8)) &- 1)
-                    r += k
-                    w += k
-                    break
-                }
-                high |= x & Bytes.highs
-                r += 8
-                w += 8
-            }
-            if r + 8 > n {
-                while r < n {
-                    let c = p[r]
-                    if c < 0x20 || c == 0x22 || c == 0x5C { break }
-                    high |= UInt64(c & 0x80)
-                    out[w] = c
-                    r += 1
-                    w += 1
-                }
-            }
+            let high = Bytes.copyPlainRun(p, n, &r, out, &w)
             if high != 0 && !Bytes.isValidUTF8(p + runStart, r - runStart) { return nil }
             guard r < n else { return nil }
             let c = p[r]

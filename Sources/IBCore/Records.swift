@@ -14,28 +14,21 @@ struct FieldReader {
     let object: JSONObject
     let type: String
 
-    func string(_ key: String) throws(RecordError) -> String {
+    func string(_ key: String) throws(RecordError) -> String { try required(key, "a string", \.stringValue) }
+    func optionalString(_ key: String) throws(RecordError) -> String? { try optional(key, "a string", \.stringValue) }
+    func int(_ key: String) throws(RecordError) -> Int { try required(key, "an integer", \.intValue) }
+    func optionalInt(_ key: String) throws(RecordError) -> Int? { try optional(key, "an integer", \.intValue) }
+
+    private func required<T>(_ key: String, _ kind: String, _ read: (JSON) -> T?) throws(RecordError) -> T {
         guard let value = object[key] else { throw RecordError("\(type) record: missing field '\(key)'") }
-        guard let string = value.stringValue else { throw RecordError("\(type) record: field '\(key)' must be a string") }
-        return string
+        guard let typed = read(value) else { throw RecordError("\(type) record: field '\(key)' must be \(kind)") }
+        return typed
     }
 
-    func optionalString(_ key: String) throws(RecordError) -> String? {
+    /// Absent and null are both nil.
+    private func optional<T>(_ key: String, _ kind: String, _ read: (JSON) -> T?) throws(RecordError) -> T? {
         guard let value = object[key], !value.isNull else { return nil }
-        guard let string = value.stringValue else { throw RecordError("\(type) record: field '\(key)' must be a string") }
-        return string
-    }
-
-    func int(_ key: String) throws(RecordError) -> Int {
-        guard let value = object[key] else { throw RecordError("\(type) record: missing field '\(key)'") }
-        guard let int = value.intValue else { throw RecordError("\(type) record: field '\(key)' must be an integer") }
-        return int
-    }
-
-    func optionalInt(_ key: String) throws(RecordError) -> Int? {
-        guard let value = object[key], !value.isNull else { return nil }
-        guard let int = value.intValue else { throw RecordError("\(type) record: field '\(key)' must be an integer") }
-        return int
+        return try required(key, kind, read)
     }
 
     func strings(_ key: String) throws(RecordError) -> [String] {
@@ -232,9 +225,7 @@ public struct ChunkRecord: Sendable, Equatable {
             guard let bytes = Base64.decode(text), bytes.count % 4 == 0 else {
                 throw RecordError("chunk record: 'embedding' is not base64 of little-endian float32 values")
             }
-            let floats = bytes.withUnsafeBytes { raw in
-                (0..<bytes.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
-            }
+            let floats = Float32LE.floats(bytes)
             guard floats.allSatisfy(\.isFinite) else { throw RecordError("chunk record: 'embedding' has NaN or infinite values") }
             return floats
         }
@@ -248,6 +239,23 @@ public struct ChunkRecord: Sendable, Equatable {
             floats.append(f)
         }
         return floats
+    }
+
+    /// An embedding's JSON value: an array of numbers, or base64 of little-endian float32.
+    public static func writeEmbedding(_ vector: [Float], encoding: EmbeddingEncoding, to out: inout [UInt8]) {
+        switch encoding {
+        case .floats:
+            out.append(UInt8(ascii: "["))
+            for (i, value) in vector.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.writeFloat(value, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .base64:
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(Float32LE.bytes(vector)).utf8)
+            out.append(UInt8(ascii: "\""))
+        }
     }
 
     /// Writes the record as one JSON line (without the newline).
@@ -274,26 +282,7 @@ public struct ChunkRecord: Sendable, Equatable {
             JSON.writeString(model, to: &out)
         }
         out.append(contentsOf: ",\"dim\":\(embedding.count),\"embedding\":".utf8)
-        switch encoding {
-        case .floats:
-            out.append(UInt8(ascii: "["))
-            for (i, value) in embedding.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.writeFloat(value, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .base64:
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(embedding.count * 4)
-            for value in embedding {
-                let bits = value.bitPattern.littleEndian
-                bytes.append(UInt8(truncatingIfNeeded: bits)); bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: bits >> 16)); bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
-            }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: Base64.encode(bytes).utf8)
-            out.append(UInt8(ascii: "\""))
-        }
+        Self.writeEmbedding(embedding, encoding: encoding, to: &out)
         if !windows.isEmpty {
             out.append(contentsOf: ",\"windows\":\"".utf8)
             out.append(contentsOf: windows.withUnsafeBytes { Base64.encode(Array($0)) }.utf8)

@@ -11,17 +11,21 @@
 import CKernels
 import IBCore
 
-/// The weights of one encoder layer, as pointers into the mapped file.
+/// A Linear layer's weight and bias, or a LayerNorm's gain and shift: pointers into the mapped file.
+struct Affine {
+    let weight, bias: UnsafePointer<Float>
+}
+
+/// The weights of one encoder layer.
 struct LayerWeights {
-    let query, queryBias, key, keyBias, value, valueBias: UnsafePointer<Float>
-    let attentionOut, attentionOutBias, attentionNorm, attentionNormBias: UnsafePointer<Float>
-    let intermediate, intermediateBias, output, outputBias, outputNorm, outputNormBias: UnsafePointer<Float>
+    let query, key, value, attentionOut, attentionNorm: Affine
+    let intermediate, output, outputNorm: Affine
 }
 
 /// All weights, checked by name, dtype and shape against config.json.
 struct BertWeights {
     let wordEmbeddings, positionEmbeddings, typeEmbeddings: UnsafePointer<Float>
-    let embeddingNorm, embeddingNormBias: UnsafePointer<Float>
+    let embeddingNorm: Affine
     let layers: [LayerWeights]
 
     init(_ file: SafeTensors, _ c: BertConfig) throws(IBError) {
@@ -34,28 +38,23 @@ struct BertWeights {
         wordEmbeddings = try t("embeddings.word_embeddings.weight", [c.vocabSize, h])
         positionEmbeddings = try t("embeddings.position_embeddings.weight", [c.maxPositions, h])
         typeEmbeddings = try t("embeddings.token_type_embeddings.weight", [c.typeVocabSize, h])
-        embeddingNorm = try t("embeddings.LayerNorm.weight", [h])
-        embeddingNormBias = try t("embeddings.LayerNorm.bias", [h])
+        /// NAME.weight of `shape` and NAME.bias of its first dimension.
+        func affine(_ name: String, _ shape: [Int]) throws(IBError) -> Affine {
+            Affine(weight: try t(name + ".weight", shape), bias: try t(name + ".bias", [shape[0]]))
+        }
+        embeddingNorm = try affine("embeddings.LayerNorm", [h])
         var layers: [LayerWeights] = []
         for l in 0..<c.layers {
             let p = "encoder.layer.\(l)."
             layers.append(LayerWeights(
-                query: try t(p + "attention.self.query.weight", [h, h]),
-                queryBias: try t(p + "attention.self.query.bias", [h]),
-                key: try t(p + "attention.self.key.weight", [h, h]),
-                keyBias: try t(p + "attention.self.key.bias", [h]),
-                value: try t(p + "attention.self.value.weight", [h, h]),
-                valueBias: try t(p + "attention.self.value.bias", [h]),
-                attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
-                attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
-                attentionNorm: try t(p + "attention.output.LayerNorm.weight", [h]),
-                attentionNormBias: try t(p + "attention.output.LayerNorm.bias", [h]),
-                intermediate: try t(p + "intermediate.dense.weight", [i, h]),
-                intermediateBias: try t(p + "intermediate.dense.bias", [i]),
-                output: try t(p + "output.dense.weight", [h, i]),
-                outputBias: try t(p + "output.dense.bias", [h]),
-                outputNorm: try t(p + "output.LayerNorm.weight", [h]),
-                outputNormBias: try t(p + "output.LayerNorm.bias", [h])))
+                query: try affine(p + "attention.self.query", [h, h]),
+                key: try affine(p + "attention.self.key", [h, h]),
+                value: try affine(p + "attention.self.value", [h, h]),
+                attentionOut: try affine(p + "attention.output.dense", [h, h]),
+                attentionNorm: try affine(p + "attention.output.LayerNorm", [h]),
+                intermediate: try affine(p + "intermediate.dense", [i, h]),
+                output: try affine(p + "output.dense", [h, i]),
+                outputNorm: try affine(p + "output.LayerNorm", [h])))
         }
         self.layers = layers
         // Anything else in the file must be something BERT checkpoints are known to carry.
@@ -140,14 +139,14 @@ struct BertEncoder {
             ws.positions.append(contentsOf: (0..<Int32(s.count)))
         }
         ib_embed_tokens(ws.ids, ws.positions, T, h, w.wordEmbeddings, w.positionEmbeddings, w.typeEmbeddings, x)
-        ib_layernorm(x, T, h, h, w.embeddingNorm, w.embeddingNormBias, c.layerNormEps)
+        ib_layernorm(x, T, h, h, w.embeddingNorm.weight, w.embeddingNorm.bias, c.layerNormEps)
 
         let scale = 1 / Float(headSize).squareRoot()
         for layer in w.layers {
             // 2. Self-attention: project to queries, keys and values ...
-            ib_gemm(T, h, h, x, h, layer.query, h, layer.queryBias, q, h, w32)
-            ib_gemm(T, h, h, x, h, layer.key, h, layer.keyBias, k, h, w32)
-            ib_gemm(T, h, h, x, h, layer.value, h, layer.valueBias, v, h, w32)
+            ib_gemm(T, h, h, x, h, layer.query.weight, h, layer.query.bias, q, h, w32)
+            ib_gemm(T, h, h, x, h, layer.key.weight, h, layer.key.bias, k, h, w32)
+            ib_gemm(T, h, h, x, h, layer.value.weight, h, layer.value.bias, v, h, w32)
             // ... then per sequence and head: softmax(q k^T / sqrt(d)) v, with the
             // softmax's division applied to the (narrower) product instead.
             var start = 0
@@ -163,12 +162,12 @@ struct BertEncoder {
                 start += length
             }
             // 3. Output projection, residual, LayerNorm: x = LN(x + context Wo^T + bo).
-            ib_gemm(T, h, h, context, h, layer.attentionOut, h, layer.attentionOutBias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
-            ib_layernorm(x, T, h, h, layer.attentionNorm, layer.attentionNormBias, c.layerNormEps)
+            ib_gemm(T, h, h, context, h, layer.attentionOut.weight, h, layer.attentionOut.bias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            ib_layernorm(x, T, h, h, layer.attentionNorm.weight, layer.attentionNorm.bias, c.layerNormEps)
             // 4. Feed-forward: x = LN(x + GELU(x Wi^T + bi) Wo^T + bo).
-            ib_gemm(T, inter, h, x, h, layer.intermediate, h, layer.intermediateBias, ffn, inter, Int32(IB_GEMM_GELU) | w32)
-            ib_gemm(T, h, inter, ffn, inter, layer.output, inter, layer.outputBias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
-            ib_layernorm(x, T, h, h, layer.outputNorm, layer.outputNormBias, c.layerNormEps)
+            ib_gemm(T, inter, h, x, h, layer.intermediate.weight, h, layer.intermediate.bias, ffn, inter, Int32(IB_GEMM_GELU) | w32)
+            ib_gemm(T, h, inter, ffn, inter, layer.output.weight, inter, layer.output.bias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            ib_layernorm(x, T, h, h, layer.outputNorm.weight, layer.outputNorm.bias, c.layerNormEps)
         }
 
         // 5. Pooling over each sequence's tokens (all of them are real tokens), then L2 normalisation.
