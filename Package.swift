@@ -38,7 +38,7 @@ let package = Package(
         // MARK: the model
         .target(name: "CKernels", cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
-        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "CSQLite"]),
+        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
