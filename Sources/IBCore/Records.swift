@@ -164,6 +164,29 @@ public struct PageRecord: Sendable, Equatable {
 public enum EmbeddingEncoding: String, Sendable {
     case floats     // a JSON array of numbers
     case base64     // little-endian float32, base64
+
+    /// Writes `vector` as a JSON value in this encoding (chunk records and ib-embed --query share it).
+    public func write(_ vector: [Float], to out: inout [UInt8]) {
+        switch self {
+        case .floats:
+            out.append(UInt8(ascii: "["))
+            for (i, value) in vector.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.writeFloat(value, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .base64:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(vector.count * 4)
+            for value in vector {
+                let bits = value.bitPattern
+                for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
+            }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(bytes).utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+    }
 }
 
 public struct ChunkRecord: Sendable, Equatable {
@@ -274,26 +297,7 @@ public struct ChunkRecord: Sendable, Equatable {
             JSON.writeString(model, to: &out)
         }
         out.append(contentsOf: ",\"dim\":\(embedding.count),\"embedding\":".utf8)
-        switch encoding {
-        case .floats:
-            out.append(UInt8(ascii: "["))
-            for (i, value) in embedding.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.writeFloat(value, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .base64:
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(embedding.count * 4)
-            for value in embedding {
-                let bits = value.bitPattern.littleEndian
-                bytes.append(UInt8(truncatingIfNeeded: bits)); bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: bits >> 16)); bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
-            }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: Base64.encode(bytes).utf8)
-            out.append(UInt8(ascii: "\""))
-        }
+        encoding.write(embedding, to: &out)
         if !windows.isEmpty {
             out.append(contentsOf: ",\"windows\":\"".utf8)
             out.append(contentsOf: windows.withUnsafeBytes { Base64.encode(Array($0)) }.utf8)

@@ -44,36 +44,38 @@ public final class EmbeddingCache {
 
     /// The cached vector of each digest, or nil. Errors disable the cache (one warning).
     public func lookup(model: String, digests: [[UInt8]]) -> [[Float]?] {
-        guard !disabled else { return Array(repeating: nil, count: digests.count) }
-        do {
-            return try file.vectors(model: model, digests: digests)
-        } catch {
-            fail("reading", error)
-            return Array(repeating: nil, count: digests.count)
-        }
+        reading(digests.count) { try file.vectors(model: model, digests: digests) }
     }
 
     /// The cached vector and window codes of each digest (stored under a key of their own), or nil.
     public func lookupWindowed(model: String, digests: [[UInt8]]) -> [(vector: [Float], windows: [Int8])?] {
-        guard !disabled else { return Array(repeating: nil, count: digests.count) }
-        do {
-            return try file.windowedVectors(model: model, digests: digests)
-        } catch {
-            fail("reading", error)
-            return Array(repeating: nil, count: digests.count)
-        }
+        reading(digests.count) { try file.windowedVectors(model: model, digests: digests) }
     }
 
     /// Stores vectors in one transaction (replacing older ones). Errors disable the cache (one warning).
     public func store(model: String, entries: [(digest: [UInt8], vector: [Float])]) {
-        guard !disabled else { return }
-        do { try file.store(model: model, vectors: entries) } catch { fail("writing", error) }
+        writing { try file.store(model: model, vectors: entries) }
     }
 
     /// Stores vectors with their window codes, as one blob each (vector, then codes).
     public func storeWindowed(model: String, entries: [(digest: [UInt8], vector: [Float], windows: [Int8])]) {
+        writing { try file.store(model: model, windowed: entries) }
+    }
+
+    /// A read of `count` entries: none found once the cache is disabled or when the read fails.
+    private func reading<Entry>(_ count: Int, _ body: () throws -> [Entry?]) -> [Entry?] {
+        guard !disabled else { return Array(repeating: nil, count: count) }
+        do {
+            return try body()
+        } catch {
+            fail("reading", error)
+            return Array(repeating: nil, count: count)
+        }
+    }
+
+    private func writing(_ body: () throws -> Void) {
         guard !disabled else { return }
-        do { try file.store(model: model, windowed: entries) } catch { fail("writing", error) }
+        do { try body() } catch { fail("writing", error) }
     }
 
     /// Number of cached vectors (all models, or one).

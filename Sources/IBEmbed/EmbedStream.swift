@@ -132,7 +132,7 @@ public enum TextEmbedding {
                 line.append(contentsOf: ",\"model\":".utf8)
                 JSON.writeString(provider.modelID, to: &line)
                 line.append(contentsOf: ",\"dim\":\(vector.count),\"embedding\":".utf8)
-                writeVector(vector, encoding: encoding, to: &line)
+                encoding.write(vector, to: &line)
                 line.append(UInt8(ascii: "}"))
             }
         }
@@ -156,28 +156,6 @@ public enum TextEmbedding {
             }
         }
         try write(texts: texts, provider: provider, encoding: encoding, out: out)
-    }
-
-    static func writeVector(_ vector: [Float], encoding: EmbeddingEncoding, to out: inout [UInt8]) {
-        switch encoding {
-        case .floats:
-            out.append(UInt8(ascii: "["))
-            for (i, value) in vector.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.writeFloat(value, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .base64:
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(vector.count * 4)
-            for value in vector {
-                let bits = value.bitPattern
-                for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
-            }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: Base64.encode(bytes).utf8)
-            out.append(UInt8(ascii: "\""))
-        }
     }
 }
 
