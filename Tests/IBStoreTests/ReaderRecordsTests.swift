@@ -4,23 +4,10 @@ import XCTest
 import Foundation
 import IBCore
 @testable import IBStore
-#if canImport(Glibc)
-import Glibc
-#endif
 
-final class ReaderRecordsTests: XCTestCase {
-    var directory = ""
-
-    override func setUp() {
-        var template = Array("/tmp/ibstore-reader-XXXXXX".utf8CString)
-        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    }
-
-    override func tearDown() {
-        _ = system("rm -rf '\(directory)'")
-    }
-
-    let now = "2026-11-22T10:00:00Z"
+/// In LibraryTests' temporary directory.
+extension LibraryTests {
+    var now: String { "2026-11-22T10:00:00Z" }
 
     func testBooksAuthorsAndTheReadingPosition() throws {
         let records = ReaderRecords(try Library.open(path: directory + "/library.db"))
