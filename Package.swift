@@ -38,7 +38,7 @@ let package = Package(
         // MARK: the model
         .target(name: "CKernels", cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
-        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "CSQLite"]),
+        .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -50,12 +50,13 @@ let package = Package(
         .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel", "CKernels"]),
         .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
+        .target(name: "IBIndex", dependencies: ["IBCore", "IBStore"]),
 
         // MARK: tools
         .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse"]),
         .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"]),
         .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
-        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBStore"]),
+        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"]),
         .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
         .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
@@ -72,6 +73,7 @@ let package = Package(
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
         .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBSearch", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
+        .testTarget(name: "IBIndexTests", dependencies: ["IBIndex", "IBStore"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
     ],

@@ -30,7 +30,7 @@ public enum StatusReport {
     }
 
     public static func build(_ store: CaptureStore, today: Day, privateMode: Bool) throws -> JSON {
-        let db = store.library.db
+        let records = store.records
         var o = JSONObject()
         o["type"] = "status"
         o["version"] = JSON(version)
@@ -48,8 +48,8 @@ public enum StatusReport {
         // Pages per day from the progress events of the last year.
         let since = startOfDay(today.adding(days: -400))
         var perDay: [Int: Int] = [:]
-        for row in try db.query("SELECT created_at, pages_read FROM progress_events WHERE created_at >= ? AND pages_read > 0", since) {
-            if let t = row.text("created_at"), let d = localDay(t) { perDay[d.serial, default: 0] += row.int("pages_read") ?? 0 }
+        for event in try records.pagesRead(since: since) {
+            if let d = localDay(event.createdAt) { perDay[d.serial, default: 0] += event.pages }
         }
         let pagesToday = perDay[today.serial] ?? 0
         o["pages_today"] = JSON(pagesToday)
@@ -61,16 +61,13 @@ public enum StatusReport {
         for i in 0..<7 { week += perDay[today.adding(days: -i).serial] ?? 0 }
         o["pages_per_day_7d"] = .number((Double(week) / 7 * 10).rounded() / 10)
         // Quote of the day.
-        let count = try db.scalarInt("SELECT count(*) FROM quotes") ?? 0
+        let count = try records.quoteCount()
         if count > 0 {
             let offset = Int(hash(today.description) % UInt64(count))
-            if let row = try db.query("""
-                SELECT q.id, q.text, q.page, b.title, b.id AS book_id FROM quotes q JOIN books b ON b.id = q.book_id
-                ORDER BY q.id LIMIT 1 OFFSET ?
-                """, offset).first {
+            if let quote = try records.quote(atOffset: offset) {
                 o["quote"] = [
-                    "id": JSON(row.int("id")), "text": privateMode ? .null : JSON(row.text("text")),
-                    "book_id": JSON(row.text("book_id")), "book_title": JSON(row.text("title")), "page": JSON(row.int("page")),
+                    "id": JSON(quote.id), "text": privateMode ? .null : .string(quote.text),
+                    "book_id": .string(quote.bookID), "book_title": .string(quote.bookTitle), "page": JSON(quote.page),
                     "hidden": .bool(privateMode),
                 ]
             }
@@ -78,13 +75,10 @@ public enum StatusReport {
             o["quote"] = .null
         }
         // The latest note or question.
-        if let row = try db.query("""
-            SELECT n.id, n.text, n.kind, n.page, b.title, b.id AS book_id FROM notes n JOIN books b ON b.id = n.book_id
-            ORDER BY n.created_at DESC, n.id DESC LIMIT 1
-            """).first {
+        if let note = try records.latestNote() {
             o["note"] = [
-                "id": JSON(row.int("id")), "kind": JSON(row.text("kind")), "text": privateMode ? .null : JSON(row.text("text")),
-                "book_id": JSON(row.text("book_id")), "book_title": JSON(row.text("title")), "page": JSON(row.int("page")),
+                "id": JSON(note.id), "kind": .string(note.kind), "text": privateMode ? .null : .string(note.text),
+                "book_id": .string(note.bookID), "book_title": .string(note.bookTitle), "page": JSON(note.page),
                 "hidden": .bool(privateMode),
             ]
         } else {
@@ -92,25 +86,23 @@ public enum StatusReport {
         }
         // Plans.
         var plans: [JSON] = []
-        for row in try db.query("SELECT id, title, target_date, book_ids, start_date, pages_at_start, daily_pages FROM reading_plans WHERE status = 'active' ORDER BY id") {
+        for plan in try records.activePlans() {
             var p = JSONObject()
-            p["id"] = JSON(row.int("id"))
-            p["title"] = JSON(row.text("title"))
-            var ids: [String] = []
-            if let t = row.text("book_ids"), let j = try? JSON.parse(t) { ids = j.arrayValue?.compactMap(\.stringValue) ?? [] }
+            p["id"] = JSON(plan.id)
+            p["title"] = .string(plan.title)
             var left = 0
             var known = true
             var books: [JSON] = []
-            for id in ids {
+            for id in plan.bookIDs {
                 guard let r = try store.bookRef(id: id) else { continue }
                 if r.pageCount > 0 { left += max(0, r.pageCount - r.currentPage) } else { known = false }
                 books.append(["book_id": .string(r.id), "title": .string(r.title), "page": JSON(r.currentPage),
                               "page_count": r.pageCount > 0 ? JSON(r.pageCount) : .null])
             }
             p["books"] = .array(books)
-            let planned = row.int("daily_pages")
-            p["due"] = JSON(row.text("target_date"))
-            if let dueText = row.text("target_date"), let due = Day(iso: dueText) {
+            let planned = plan.dailyPages
+            p["due"] = JSON(plan.targetDate)
+            if let dueText = plan.targetDate, let due = Day(iso: dueText) {
                 let daysLeft = max(0, due.serial - today.serial + 1)
                 p["days_left"] = JSON(daysLeft)
                 p["pages_left"] = known ? JSON(left) : .null
@@ -197,7 +189,6 @@ public enum Exporter {
     struct Group { var id: String; var title: String; var authors: [String]; var items: [Item] }
 
     static func groups(_ store: CaptureStore) throws -> [Group] {
-        let db = store.library.db
         var byBook: [String: Group] = [:]
         var order: [String] = []
         func group(_ id: String) throws -> Group? {
@@ -206,21 +197,17 @@ public enum Exporter {
             order.append(id)
             return Group(id: id, title: r.title, authors: r.authors, items: [])
         }
-        func tags(_ t: String?) -> [String] {
-            guard let t, let j = try? JSON.parse(t) else { return [] }
-            return j.arrayValue?.compactMap(\.stringValue) ?? []
+        for quote in try store.records.allQuotes() {
+            guard var g = try group(quote.bookID) else { continue }
+            g.items.append(Item(kind: "quote", text: quote.text, page: quote.page, chapter: nil, note: quote.note,
+                                tags: quote.tags, date: quote.createdAt))
+            byBook[quote.bookID] = g
         }
-        for row in try db.query("SELECT book_id, text, page, note, tags, created_at FROM quotes ORDER BY book_id, coalesce(page, 1e9), id") {
-            guard let id = row.text("book_id"), var g = try group(id) else { continue }
-            g.items.append(Item(kind: "quote", text: row.text("text") ?? "", page: row.int("page"), chapter: nil, note: row.text("note"),
-                                tags: tags(row.text("tags")), date: row.text("created_at") ?? ""))
-            byBook[id] = g
-        }
-        for row in try db.query("SELECT book_id, text, page, chapter, kind, tags, created_at FROM notes ORDER BY book_id, coalesce(page, 1e9), id") {
-            guard let id = row.text("book_id"), var g = try group(id) else { continue }
-            g.items.append(Item(kind: row.text("kind") ?? "note", text: row.text("text") ?? "", page: row.int("page"), chapter: row.text("chapter"),
-                                note: nil, tags: tags(row.text("tags")), date: row.text("created_at") ?? ""))
-            byBook[id] = g
+        for note in try store.records.allNotes() {
+            guard var g = try group(note.bookID) else { continue }
+            g.items.append(Item(kind: note.kind, text: note.text, page: note.page, chapter: note.chapter,
+                                note: nil, tags: note.tags, date: note.createdAt))
+            byBook[note.bookID] = g
         }
         return order.compactMap { byBook[$0] }.sorted { $0.title.lowercased() < $1.title.lowercased() }
     }
@@ -401,10 +388,9 @@ public enum Exporter {
                 if kind == "quote" {
                     if try store.quoteExists(bookID: ref.id, text: text, page: page) { skipped += 1; continue }
                     let id = try store.addQuote(bookID: ref.id, text: text, page: page, tags: tags, now: date)
-                    if !note.isEmpty { try store.library.db.run("UPDATE quotes SET note = ? WHERE id = ?", note, id) }
+                    if !note.isEmpty { try store.records.setQuoteNote(id: id, note) }
                 } else {
-                    let exists = (try store.library.db.scalarInt("SELECT count(*) FROM notes WHERE book_id = ? AND text = ? AND page IS ?", ref.id, text, page) ?? 0) > 0
-                    if exists { skipped += 1; continue }
+                    if try store.records.noteExists(bookID: ref.id, text: text, page: page) { skipped += 1; continue }
                     _ = try store.addNote(bookID: ref.id, text: text, page: page, chapter: chapter, kind: kind, tags: tags, now: date)
                 }
                 imported += 1

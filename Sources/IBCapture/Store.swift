@@ -3,13 +3,8 @@
 import IBCore
 import IBStore
 
-public struct BookRef: Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var authors: [String]
-    public var pageCount: Int
-    public var currentPage: Int
-}
+/// A book as capture names it (the store's reader-side view of a book).
+public typealias BookRef = ReaderBook
 
 public enum Resolution: Sendable {
     case book(BookRef)
@@ -19,10 +14,13 @@ public enum Resolution: Sendable {
 
 public final class CaptureStore {
     public let library: Library
-    var db: Database { library.db }
+    let records: ReaderRecords
     private var entriesCache: [TitleMatcher.Entry]? = nil
 
-    public init(library: Library) { self.library = library }
+    public init(library: Library) {
+        self.library = library
+        records = ReaderRecords(library)
+    }
 
     public static func open(path: String?) throws -> CaptureStore {
         CaptureStore(library: try Library.open(path: path))
@@ -31,31 +29,13 @@ public final class CaptureStore {
     // MARK: books
 
     func bookRef(id: String) throws -> BookRef? {
-        try db.query("""
-            SELECT b.id, b.title, b.page_count, b.current_page,
-              (SELECT json_group_array(name) FROM (SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
-                 WHERE ba.book_id = b.id ORDER BY ba.position)) AS authors
-            FROM books b WHERE b.id = ?
-            """, id).first.map { row in
-            var authors: [String] = []
-            if let t = row.text("authors"), let j = try? JSON.parse(t) { authors = j.arrayValue?.compactMap(\.stringValue) ?? [] }
-            return BookRef(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: authors,
-                           pageCount: row.int("page_count") ?? 0, currentPage: row.int("current_page") ?? 0)
-        }
+        try records.book(id: id)
     }
 
     /// All titles (and authors) for matching: one query.
     func entries() throws -> [TitleMatcher.Entry] {
         if let e = entriesCache { return e }
-        let rows = try db.query("""
-            SELECT b.id, b.title, group_concat(a.name, char(31)) AS authors
-            FROM books b LEFT JOIN book_authors ba ON ba.book_id = b.id LEFT JOIN authors a ON a.id = ba.author_id
-            GROUP BY b.id
-            """)
-        let e = rows.map { row in
-            TitleMatcher.Entry(id: row.text("id") ?? "", title: row.text("title") ?? "",
-                               authors: (row.text("authors") ?? "").split(separator: "\u{1F}").map(String.init))
-        }
+        let e = try records.titleEntries()
         entriesCache = e
         return e
     }
@@ -85,14 +65,14 @@ public final class CaptureStore {
 
     /// The current book: the most recently active one being read.
     public func currentBook() throws -> BookRef? {
-        if let id = try db.scalarText("SELECT book_id FROM reading_state WHERE state = 'reading' ORDER BY active_at DESC LIMIT 1") {
+        if let id = try records.latestReadingBookID() {
             return try bookRef(id: id)
         }
-        if let id = try db.scalarText("SELECT book_id FROM progress_events ORDER BY created_at DESC, id DESC LIMIT 1") {
+        if let id = try records.latestProgressBookID() {
             return try bookRef(id: id)
         }
         // A library of one book: that one.
-        if try db.scalarInt("SELECT count(*) FROM books") == 1, let id = try db.scalarText("SELECT id FROM books") {
+        if let id = try records.onlyBookID() {
             return try bookRef(id: id)
         }
         return nil
@@ -103,73 +83,52 @@ public final class CaptureStore {
         let key = "ib-capture:" + TitleMatcher.normalize(title) + "\n" + TitleMatcher.normalize(author ?? "")
         let id = String(SHA256.hex(key).prefix(16))
         if let existing = try bookRef(id: id) { return existing }
-        try db.run("""
-            INSERT INTO books (id, title, status, current_page, created_at, updated_at, format, source, sha256, page_count)
-            VALUES (?, ?, 'ready', 0, ?, ?, 'physical', ?, '', ?)
-            """, id, title, now, now, "capture:" + title, pageCount ?? 0)
-        if let author, !author.isEmpty {
-            try db.run("INSERT INTO authors (name) VALUES (?) ON CONFLICT(name) DO NOTHING", author)
-            let authorID = try db.scalarInt("SELECT id FROM authors WHERE name = ?", author) ?? 0
-            try db.run("INSERT OR IGNORE INTO book_authors (book_id, author_id, position) VALUES (?, ?, 0)", id, authorID)
-        }
+        try records.addPhysicalBook(id: id, title: title, author: author, source: "capture:" + title, pageCount: pageCount, now: now)
         entriesCache = nil
         return try bookRef(id: id)!
     }
 
     public func state(of bookID: String) throws -> String? {
-        try db.scalarText("SELECT state FROM reading_state WHERE book_id = ?", bookID)
+        try records.readingState(of: bookID)
     }
 
     /// Sets the state (nil keeps it, creating 'reading' when there is none) and marks the book active now.
     public func touch(_ bookID: String, state: String?, now: String) throws {
         let old = try self.state(of: bookID)
         let newState = state ?? (old == nil || old == "want" || old == "added" ? "reading" : old!)
-        try db.run("""
-            INSERT INTO reading_state (book_id, state, started_at, finished_at, active_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(book_id) DO UPDATE SET state = excluded.state, active_at = excluded.active_at,
-              started_at = coalesce(reading_state.started_at, excluded.started_at),
-              finished_at = coalesce(excluded.finished_at, reading_state.finished_at)
-            """, bookID, newState, newState == "reading" ? now : nil, newState == "finished" ? now : nil, now)
+        try records.setReadingState(bookID: bookID, newState, startedAt: newState == "reading" ? now : nil,
+                                    finishedAt: newState == "finished" ? now : nil, activeAt: now)
     }
 
     public func setPageCount(_ bookID: String, _ count: Int) throws {
-        try db.run("UPDATE books SET page_count = ? WHERE id = ?", count, bookID)
+        try records.setPageCount(bookID: bookID, count)
     }
 
     /// The reading position: the same column ib-index set-page, ib-search and ib-ask use.
     public func setPosition(_ bookID: String, _ page: Int, now: String) throws {
-        try db.run("UPDATE books SET current_page = ?, updated_at = ? WHERE id = ?", page, now, bookID)
+        try records.setPosition(bookID: bookID, page, now: now)
     }
 
     // MARK: captures
 
     public func addQuote(bookID: String, text: String, page: Int?, tags: [String], now: String) throws -> Int {
-        try db.run("INSERT INTO quotes (book_id, text, page, tags, created_at) VALUES (?, ?, ?, ?, ?)",
-                   bookID, text, page, JSON(tags).serialized, now)
-        return Int(db.lastInsertRowID)
+        try records.addQuote(bookID: bookID, text: text, page: page, tags: tags, now: now)
     }
 
     public func addNote(bookID: String, text: String, page: Int?, chapter: String?, kind: String, tags: [String], now: String) throws -> Int {
-        try db.run("INSERT INTO notes (book_id, text, page, chapter, kind, tags, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   bookID, text, page, chapter, kind, JSON(tags).serialized, now)
-        return Int(db.lastInsertRowID)
+        try records.addNote(bookID: bookID, text: text, page: page, chapter: chapter, kind: kind, tags: tags, now: now)
     }
 
     public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String) throws -> Int {
-        try db.run("INSERT INTO progress_events (book_id, page, pages_read, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-                   bookID, page, pagesRead, kind, now)
-        return Int(db.lastInsertRowID)
+        try records.addProgress(bookID: bookID, page: page, pagesRead: pagesRead, kind: kind, now: now)
     }
 
     public func addPlan(title: String, due: Day?, bookIDs: [String], startDate: Day, pagesAtStart: Int?, dailyPages: Int?, now: String) throws -> Int {
-        try db.run("""
-            INSERT INTO reading_plans (title, target_date, book_ids, created_at, status, start_date, pages_at_start, daily_pages)
-            VALUES (?, ?, ?, ?, 'active', ?, ?, ?)
-            """, title, due?.description, JSON(bookIDs).serialized, now, startDate.description, pagesAtStart, dailyPages)
-        return Int(db.lastInsertRowID)
+        try records.addPlan(title: title, due: due?.description, bookIDs: bookIDs, startDate: startDate.description,
+                            pagesAtStart: pagesAtStart, dailyPages: dailyPages, now: now)
     }
 
     public func quoteExists(bookID: String, text: String, page: Int?) throws -> Bool {
-        (try db.scalarInt("SELECT count(*) FROM quotes WHERE book_id = ? AND text = ? AND page IS ?", bookID, text, page) ?? 0) > 0
+        try records.quoteExists(bookID: bookID, text: text, page: page)
     }
 }

@@ -189,7 +189,7 @@ public enum CaptureTool {
             guard let store = CaptureTool.retained else { return }
             var info = stat()
             if stat(store.library.path + "-wal", &info) == 0, Int(info.st_size) > CaptureTool.walLimit {
-                try? store.library.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try? store.library.truncateWAL()
             }
         }
     }

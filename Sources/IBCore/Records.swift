@@ -157,6 +157,23 @@ public struct PageRecord: Sendable, Equatable {
 public enum EmbeddingEncoding: String, Sendable {
     case floats     // a JSON array of numbers
     case base64     // little-endian float32, base64
+
+    /// Writes `vector` as a JSON value in this encoding (chunk records and ib-embed --query share it).
+    public func write(_ vector: [Float], to out: inout [UInt8]) {
+        switch self {
+        case .floats:
+            out.append(UInt8(ascii: "["))
+            for (i, value) in vector.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.writeFloat(value, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .base64:
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(Float32LE.bytes(vector)).utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+    }
 }
 
 public struct ChunkRecord: Sendable, Equatable {
@@ -241,23 +258,6 @@ public struct ChunkRecord: Sendable, Equatable {
         return floats
     }
 
-    /// An embedding's JSON value: an array of numbers, or base64 of little-endian float32.
-    public static func writeEmbedding(_ vector: [Float], encoding: EmbeddingEncoding, to out: inout [UInt8]) {
-        switch encoding {
-        case .floats:
-            out.append(UInt8(ascii: "["))
-            for (i, value) in vector.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.writeFloat(value, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .base64:
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: Base64.encode(Float32LE.bytes(vector)).utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
     /// Writes the record as one JSON line (without the newline).
     public func write(to out: inout [UInt8], encoding: EmbeddingEncoding = .floats) {
         var o = JSONObject()
@@ -282,7 +282,7 @@ public struct ChunkRecord: Sendable, Equatable {
             JSON.writeString(model, to: &out)
         }
         out.append(contentsOf: ",\"dim\":\(embedding.count),\"embedding\":".utf8)
-        Self.writeEmbedding(embedding, encoding: encoding, to: &out)
+        encoding.write(embedding, to: &out)
         if !windows.isEmpty {
             out.append(contentsOf: ",\"windows\":\"".utf8)
             out.append(contentsOf: windows.withUnsafeBytes { Base64.encode(Array($0)) }.utf8)

@@ -4,26 +4,18 @@
 // whose id moved, would be embedded again. We key on content.)
 //
 // One SQLite file, by default $XDG_CACHE_HOME/ib/embeddings.db
-// (~/.cache/ib/embeddings.db), in WAL mode with a busy timeout so that
-// several ib-embed processes can share it. Vectors are little-endian
-// float32 blobs; with window vectors (the native model), one blob holds the
-// vector then its int8 window codes, under the key "<model>+windows32p64"
-// (SentenceEncoder.windowScheme). The file is only a cache: deleting it is always safe, and a
-// cache that cannot be opened or written is a warning, never a failure.
-#if canImport(Glibc)
-import Glibc
-#endif
-import CSQLite
+// (~/.cache/ib/embeddings.db), shared by several ib-embed processes; IBStore's
+// EmbeddingCacheFile holds its table and blob layout. With window vectors (the
+// native model), entries live under the key "<model>+windows32p64"
+// (SentenceEncoder.windowScheme). The file is only a cache: deleting it is always
+// safe, and a cache that cannot be opened or written is a warning, never a failure.
 import IBCore
 import IBModel
-
-private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+import IBStore
 
 public final class EmbeddingCache {
     public let path: String
-    private var db: OpaquePointer?
-    private var selectStatement: OpaquePointer?
-    private var insertStatement: OpaquePointer?
+    private let file: EmbeddingCacheFile
     /// Set after the first failed read or write: the run goes on without the cache.
     public private(set) var disabled = false
     private var warned = false
@@ -37,45 +29,10 @@ public final class EmbeddingCache {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try FileSystem.createDirectories(String(path[..<slash]))
         }
-        var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            if let handle { sqlite3_close_v2(handle) }
-            throw IBError("cannot open the embedding cache \(path): \(message)")
-        }
-        db = handle
-        sqlite3_busy_timeout(handle, 30_000)
-        do {
-            try exec("PRAGMA journal_mode = WAL")
-            try exec("PRAGMA synchronous = NORMAL")
-            try exec("""
-                CREATE TABLE IF NOT EXISTS embeddings (
-                    model TEXT NOT NULL,
-                    sha256 BLOB NOT NULL,
-                    dim INTEGER NOT NULL,
-                    vector BLOB NOT NULL,
-                    created INTEGER NOT NULL,
-                    PRIMARY KEY (model, sha256)
-                ) WITHOUT ROWID
-                """)
-            selectStatement = try prepare("SELECT dim, vector FROM embeddings WHERE model = ?1 AND sha256 = ?2")
-            insertStatement = try prepare("INSERT OR REPLACE INTO embeddings (model, sha256, dim, vector, created) VALUES (?1, ?2, ?3, ?4, ?5)")
-        } catch {
-            close()
-            throw IBError("cannot use the embedding cache \(path): \(error.message)")
-        }
+        file = try EmbeddingCacheFile(path: path)
     }
 
-    deinit { close() }
-
-    public func close() {
-        if let s = selectStatement { sqlite3_finalize(s) }
-        if let s = insertStatement { sqlite3_finalize(s) }
-        selectStatement = nil; insertStatement = nil
-        if let db { sqlite3_close_v2(db) }
-        db = nil
-    }
+    public func close() { file.close() }
 
     /// The key of a text: sha256 of its UTF-8 bytes.
     public static func digest(_ text: String) -> [UInt8] {
@@ -87,114 +44,42 @@ public final class EmbeddingCache {
 
     /// The cached vector of each digest, or nil. Errors disable the cache (one warning).
     public func lookup(model: String, digests: [[UInt8]]) -> [[Float]?] {
-        lookupBlobs(model: model, digests: digests).map { entry in
-            guard let entry, entry.dim > 0, entry.bytes.count == entry.dim * 4 else { return nil }
-            return Self.floats(entry.bytes, count: entry.dim)
-        }
+        reading(digests.count) { try file.vectors(model: model, digests: digests) }
     }
 
     /// The cached vector and window codes of each digest (stored under a key of their own), or nil.
     public func lookupWindowed(model: String, digests: [[UInt8]]) -> [(vector: [Float], windows: [Int8])?] {
-        lookupBlobs(model: model, digests: digests).map { entry in
-            guard let entry, entry.dim > 0, entry.bytes.count >= entry.dim * 4,
-                  (entry.bytes.count - entry.dim * 4) % entry.dim == 0 else { return nil }
-            let windows = entry.bytes[(entry.dim * 4)...].map { Int8(bitPattern: $0) }
-            return (Self.floats(entry.bytes, count: entry.dim), windows)
-        }
+        reading(digests.count) { try file.windowedVectors(model: model, digests: digests) }
     }
 
     /// Stores vectors in one transaction (replacing older ones). Errors disable the cache (one warning).
     public func store(model: String, entries: [(digest: [UInt8], vector: [Float])]) {
-        storeBlobs(model: model, entries: entries.map { ($0.digest, $0.vector.count, Self.bytes($0.vector)) })
+        writing { try file.store(model: model, vectors: entries) }
     }
 
     /// Stores vectors with their window codes, as one blob each (vector, then codes).
     public func storeWindowed(model: String, entries: [(digest: [UInt8], vector: [Float], windows: [Int8])]) {
-        storeBlobs(model: model, entries: entries.map { entry in
-            var blob = Self.bytes(entry.vector)
-            entry.windows.withUnsafeBytes { blob.append(contentsOf: $0) }
-            return (entry.digest, entry.vector.count, blob)
-        })
+        writing { try file.store(model: model, windowed: entries) }
     }
 
-    static func floats(_ bytes: [UInt8], count: Int) -> [Float] {
-        bytes.withUnsafeBytes { raw in
-            (0..<count).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
-        }
-    }
-
-    static func bytes(_ vector: [Float]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(vector.count * 4)
-        for value in vector { withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
-        return out
-    }
-
-    private func lookupBlobs(model: String, digests: [[UInt8]]) -> [(dim: Int, bytes: [UInt8])?] {
-        var out = [(dim: Int, bytes: [UInt8])?](repeating: nil, count: digests.count)
-        guard !disabled, let statement = selectStatement else { return out }
+    /// A read of `count` entries: none found once the cache is disabled or when the read fails.
+    private func reading<Entry>(_ count: Int, _ body: () throws -> [Entry?]) -> [Entry?] {
+        guard !disabled else { return Array(repeating: nil, count: count) }
         do {
-            for (i, digest) in digests.enumerated() {
-                sqlite3_reset(statement)
-                sqlite3_bind_text(statement, 1, model, -1, sqliteTransient)
-                _ = digest.withUnsafeBytes { sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient) }
-                let rc = sqlite3_step(statement)
-                if rc == SQLITE_ROW {
-                    let dim = Int(sqlite3_column_int64(statement, 0))
-                    let count = Int(sqlite3_column_bytes(statement, 1))
-                    if let blob = sqlite3_column_blob(statement, 1) {
-                        out[i] = (dim, Array(UnsafeRawBufferPointer(start: blob, count: count)))
-                    }
-                } else if rc != SQLITE_DONE {
-                    throw IBError(errorMessage())
-                }
-            }
-            sqlite3_reset(statement)
+            return try body()
         } catch {
-            sqlite3_reset(statement)
             fail("reading", error)
-            return [(dim: Int, bytes: [UInt8])?](repeating: nil, count: digests.count)
+            return Array(repeating: nil, count: count)
         }
-        return out
     }
 
-    private func storeBlobs(model: String, entries: [(digest: [UInt8], dim: Int, blob: [UInt8])]) {
-        guard !disabled, !entries.isEmpty, let statement = insertStatement else { return }
-        let now = Int64(Timestamp.now())
-        do {
-            try exec("BEGIN IMMEDIATE")
-            do {
-                for entry in entries {
-                    sqlite3_reset(statement)
-                    sqlite3_bind_text(statement, 1, model, -1, sqliteTransient)
-                    _ = entry.digest.withUnsafeBytes { sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient) }
-                    sqlite3_bind_int64(statement, 3, Int64(entry.dim))
-                    _ = entry.blob.withUnsafeBytes { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), sqliteTransient) }
-                    sqlite3_bind_int64(statement, 5, now)
-                    guard sqlite3_step(statement) == SQLITE_DONE else { throw IBError(errorMessage()) }
-                }
-                sqlite3_reset(statement)
-                try exec("COMMIT")
-            } catch {
-                sqlite3_reset(statement)
-                try? exec("ROLLBACK")
-                throw error
-            }
-        } catch {
-            fail("writing", error)
-        }
+    private func writing(_ body: () throws -> Void) {
+        guard !disabled else { return }
+        do { try body() } catch { fail("writing", error) }
     }
 
     /// Number of cached vectors (all models, or one).
-    public func count(model: String? = nil) -> Int {
-        guard let db else { return 0 }
-        var statement: OpaquePointer?
-        let sql = model == nil ? "SELECT count(*) FROM embeddings" : "SELECT count(*) FROM embeddings WHERE model = ?1"
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return 0 }
-        defer { sqlite3_finalize(statement) }
-        if let model { sqlite3_bind_text(statement, 1, model, -1, sqliteTransient) }
-        return sqlite3_step(statement) == SQLITE_ROW ? Int(sqlite3_column_int64(statement, 0)) : 0
-    }
+    public func count(model: String? = nil) -> Int { file.count(model: model) }
 
     private func fail(_ doing: String, _ error: Error) {
         disabled = true
@@ -202,29 +87,6 @@ public final class EmbeddingCache {
             warned = true
             printError("ib-embed: warning: embedding cache \(path): \(doing) failed (\(error)); going on without it")
         }
-    }
-
-    private func errorMessage() -> String {
-        guard let db else { return "closed" }
-        return String(cString: sqlite3_errmsg(db))
-    }
-
-    private func exec(_ sql: String) throws(IBError) {
-        guard let db else { throw IBError("closed") }
-        var message: UnsafeMutablePointer<CChar>?
-        if sqlite3_exec(db, sql, nil, nil, &message) != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? errorMessage()
-            sqlite3_free(message)
-            throw IBError(text)
-        }
-    }
-
-    private func prepare(_ sql: String) throws(IBError) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard let db, sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw IBError(errorMessage())
-        }
-        return statement
     }
 }
 

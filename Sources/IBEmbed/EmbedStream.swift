@@ -132,7 +132,7 @@ public enum TextEmbedding {
                 line.append(contentsOf: ",\"model\":".utf8)
                 JSON.writeString(provider.modelID, to: &line)
                 line.append(contentsOf: ",\"dim\":\(vector.count),\"embedding\":".utf8)
-                writeVector(vector, encoding: encoding, to: &line)
+                encoding.write(vector, to: &line)
                 line.append(UInt8(ascii: "}"))
             }
         }
@@ -156,10 +156,6 @@ public enum TextEmbedding {
             }
         }
         try write(texts: texts, provider: provider, encoding: encoding, out: out)
-    }
-
-    static func writeVector(_ vector: [Float], encoding: EmbeddingEncoding, to out: inout [UInt8]) {
-        ChunkRecord.writeEmbedding(vector, encoding: encoding, to: &out)
     }
 }
 

@@ -2,6 +2,7 @@
 // (config.json), the sequence length (sentence_bert_config.json), the pooling
 // (1_Pooling/config.json) and whether the vectors are normalised (modules.json).
 import IBCore
+import IBTokenizer
 
 public struct BertConfig: Sendable, Equatable {
     public var hiddenSize: Int
@@ -54,15 +55,8 @@ public struct SentenceConfig: Sendable {
     public var normalize: Bool
 
     public init(directory: String, config: BertConfig) throws(IBError) {
-        let st = directory + "/sentence_bert_config.json"
-        if FileSystem.exists(st) {
-            guard let n = try readJSON(st)["max_seq_length"]?.intValue, n > 2 else {
-                throw IBError("\(st): max_seq_length is missing or invalid")
-            }
-            maxSequenceLength = min(n, config.maxPositions)
-        } else {
-            maxSequenceLength = config.maxPositions
-        }
+        // The same reading as ib-chunk's, so that chunks fit.
+        maxSequenceLength = try ModelFolder.maxSequenceLength(directory: directory, maxPositions: config.maxPositions)
         let poolingPath = directory + "/1_Pooling/config.json"
         if FileSystem.exists(poolingPath) {
             let json = try readJSON(poolingPath)

@@ -264,6 +264,11 @@ public final class Library {
     public func vacuum() throws {
         _ = try db.write { try db.run("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')") }
         try db.withBusyRetry { () throws(SQLiteError) in try db.execute("VACUUM") }
+        try truncateWAL()
+    }
+
+    /// Copies the WAL into the file and empties it.
+    public func truncateWAL() throws {
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 

@@ -54,9 +54,18 @@ public final class Database {
     /// How long a writer waits for others in total before giving up (seconds).
     public var writeWaitLimit: Double = 600
 
+    /// How a connection is set up: as the library, or as a side file (the
+    /// embedding cache) that only wants the connection and sets itself up.
+    public enum Setup: Sendable, Equatable {
+        /// ibvec, foreign keys, WAL, 64 KiB pages on a new file, mmap; busy timeout 5 s.
+        case library
+        /// The connection only; `name` is what an open error calls the file ("the embedding cache").
+        case sideFile(name: String, busyTimeoutMilliseconds: Int32)
+    }
+
     /// Opens (and creates unless `readOnly`) the database at `path`.
-    /// Registers ibvec, sets WAL, foreign keys and the busy timeout.
-    public init(path: String, readOnly: Bool = false, create: Bool = true) throws(IBError) {
+    /// As the library: registers ibvec, sets WAL, foreign keys and the busy timeout.
+    public init(path: String, readOnly: Bool = false, create: Bool = true, setup: Setup = .library) throws(IBError) {
         self.path = path
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
@@ -65,10 +74,15 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             if let db { sqlite3_close_v2(db) }
+            if case .sideFile(let name, _) = setup { throw IBError("cannot open \(name) \(path): \(message)") }
             throw IBError("cannot open the library \(path): \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        if case .sideFile(_, let timeout) = setup {
+            sqlite3_busy_timeout(db, timeout)
+            return
+        }
         sqlite3_busy_timeout(db, 5000)
         Extensions.register(db)
         do {

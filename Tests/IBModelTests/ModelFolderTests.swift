@@ -6,6 +6,7 @@ import Glibc
 import Foundation
 import IBCore
 import IBModel
+import IBTokenizer
 import XCTest
 
 final class ModelFolderTests: XCTestCase {
@@ -45,6 +46,28 @@ final class ModelFolderTests: XCTestCase {
             let message = (error as? IBError)?.message ?? "\(error)"
             XCTAssertTrue(message.contains(fragment), "'\(message)' lacks '\(fragment)'", file: file, line: line)
         }
+    }
+
+    /// ib-chunk (IBTokenizer) and ib-embed (IBModel) read the same sequence length, so no chunk is cut.
+    func testChunkerAndEncoderAgreeOnTheSequenceLength() throws {
+        let config = #"{"hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 128}"#
+        func lengths(_ sentenceConfig: String?) throws -> (chunker: Int, encoder: Int) {
+            let dir = scratch + "/len\(sentenceConfig?.count ?? 0)"
+            try FileSystem.createDirectories(dir)
+            try config.write(toFile: dir + "/config.json", atomically: true, encoding: .utf8)
+            try sentenceConfig?.write(toFile: dir + "/sentence_bert_config.json", atomically: true, encoding: .utf8)
+            let bert = try BertConfig(path: dir + "/config.json")
+            return (try ModelFolder.maxSequenceLength(directory: dir), try SentenceConfig(directory: dir, config: bert).maxSequenceLength)
+        }
+        let unsaid = try lengths(nil)
+        XCTAssertEqual(unsaid.chunker, 128, "the model's positions, not 512")
+        XCTAssertEqual(unsaid.encoder, 128)
+        let tooLong = try lengths(#"{"max_seq_length": 600}"#)
+        XCTAssertEqual(tooLong.chunker, 128)
+        XCTAssertEqual(tooLong.encoder, 128)
+        let shorter = try lengths(#"{"max_seq_length": 64, "do_lower_case": false}"#)
+        XCTAssertEqual(shorter.chunker, 64)
+        XCTAssertEqual(shorter.encoder, 64)
     }
 
     func testMissingFolderSaysFetchModel() {

@@ -1,0 +1,225 @@
+// ib-index: stores record streams in the library and manages it. The
+// subcommands, each a function over the library; main.swift only calls `run`.
+import IBCore
+import IBStore
+
+public enum IndexCommand {
+    static let usage = """
+    Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when no FILE)
+           ib-index [--db PATH] list
+           ib-index [--db PATH] show BOOK
+           ib-index [--db PATH] delete BOOK...
+           ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
+           ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
+           ib-index [--db PATH] stats
+           ib-index [--db PATH] vacuum
+           ib-index [--db PATH] quantize off|i8|bits
+
+    Stores book, page and chunk records (with or without embeddings) and the
+    reader's records in the library, one transaction per book; manages the library.
+    BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
+    quantize sets the vector index: i8 (int8 codes beside the floats, the default of
+    a new library; exact search reads them first), bits (sign bits: binary search,
+    re-scored in float) or off (floats only).
+
+    Options:
+      --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+      --replace              store books again even when their id is already stored
+      --missing-embeddings   export: only the chunks without a vector (for ib-embed)
+      --floats               export: embeddings as JSON arrays instead of base64
+      -q, --quiet            no progress or summary on stderr
+      -h, --help             this help
+          --version          the version
+
+    Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
+    Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books.
+    See ib-index(1) for the replace rule and concurrency.
+    """
+
+    static var options: [Arguments.Option] { [
+        .init("db", takesValue: true), .init("replace"), .init("missing-embeddings"), .init("floats"),
+        .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
+    ] }
+
+    static let subcommands: Set<String> = ["list", "show", "delete", "set-page", "export", "stats", "vacuum", "quantize", "store"]
+
+    /// What every subcommand gets: the parsed flags, its own arguments, the library's path (nil: the default).
+    struct Invocation {
+        var args: Arguments
+        var positionals: [String]
+        var db: String?
+        var quiet: Bool { args.has("quiet") }
+        let out = OutputStream.standardOutput
+    }
+
+    /// Runs one command line (without the program name).
+    public static func run(_ arguments: [String]) throws {
+        let args = try Arguments(arguments, options: options)
+        if args.has("help") { print(usage); return }
+        if args.has("version") { print("ib-index \(ibVersion)"); return }
+        var positionals = args.positionals
+        var command = "store"
+        // A file that happens to be called "list" is stored, not listed.
+        if let first = positionals.first, subcommands.contains(first), !FileSystem.exists(first) {
+            command = first
+            positionals.removeFirst()
+        }
+        let invocation = Invocation(args: args, positionals: positionals, db: try args.path("db"))
+        switch command {
+        case "store": try store(invocation)
+        case "list": try list(invocation)
+        case "show": try show(invocation)
+        case "delete": try delete(invocation)
+        case "set-page": try setPage(invocation)
+        case "export": try export(invocation)
+        case "stats": try stats(invocation)
+        case "vacuum": try vacuum(invocation)
+        case "quantize": try quantize(invocation)
+        default: throw IBError.usage("unknown command \(command)")
+        }
+    }
+
+    static func store(_ c: Invocation) throws {
+        if c.positionals.isEmpty && Terminal.stdinIsTerminal {
+            throw IBError.usage("no records: pipe them in (ib-parse FILE | ib-chunk | ib-embed | ib-index) or give FILEs")
+        }
+        let started = Timestamp.monotonic()
+        let library = try Library.open(path: c.db)
+        let indexer = Indexer(library: library)
+        indexer.replace = c.args.has("replace")
+        if !c.quiet { indexer.report = { printError("ib-index: \($0)") } }
+        try RecordReader.forEach(paths: c.positionals) { record, line in
+            if try !indexer.add(record) { c.out.writeRaw(line) }
+        }
+        try indexer.finish()
+        let s = indexer.summary
+        if !c.quiet {
+            var parts = ["\(s.stored.count) books stored"]
+            if !s.unchanged.isEmpty { parts.append("\(s.unchanged.count) unchanged") }
+            if !s.replaced.isEmpty { parts.append("\(s.replaced.count) replaced") }
+            parts.append("\(s.vectorsStored + s.vectorsAdded) vectors")
+            if s.chunksWithoutVectors > 0 { parts.append("\(s.chunksWithoutVectors) chunks without embeddings") }
+            if s.readerRecords > 0 { parts.append("\(s.readerRecords) reader records") }
+            printError("ib-index: " + parts.joined(separator: ", ") + " (\(library.path))")
+        }
+        if Config.environment("IB_INDEX_TIMING") != nil {
+            let total = Timestamp.monotonic() - started
+            let vectors = Double(s.vectorsStored + s.vectorsAdded)
+            let cpu = processCPUSeconds()
+            func f(_ x: Double) -> String { String(Double(Int(x * 1000)) / 1000) }
+            printError("ib-index: timing: wall \(f(total)) s (storing \(f(s.storeSeconds)) s = \(Int(vectors / max(s.storeSeconds, 1e-9))) vectors/s); "
+                       + "cpu \(f(cpu)) s (storing \(f(s.storeCPUSeconds)) s = \(Int(vectors / max(s.storeCPUSeconds, 1e-9))) vectors/s, reading+parsing \(f(cpu - s.storeCPUSeconds)) s)")
+        }
+    }
+
+    static func list(_ c: Invocation) throws {
+        guard c.positionals.isEmpty else { throw IBError.usage("list takes no arguments") }
+        let library = try Library.open(path: c.db)
+        let books = try library.books()
+        guard Terminal.stdoutIsTerminal else {
+            for book in books { c.out.writeJSON(book.json) }
+            return
+        }
+        c.out.write(listTable(books))
+        if books.isEmpty { c.out.write("(no books in \(library.path))\n") }
+    }
+
+    static func listTable(_ books: [BookInfo]) -> String {
+        TextTable.render(header: ["ID", "TITLE", "AUTHORS", "PAGES", "CHUNKS", "EMBEDDED", "AT"], rows: books.map { b in
+            [String(b.id.prefix(8)), b.title, b.authors.joined(separator: ", "), String(b.pageCount),
+             String(b.chunkCount), String(b.vectorCount), b.currentPage > 0 ? "p. \(b.currentPage)" : ""]
+        })
+    }
+
+    static func show(_ c: Invocation) throws {
+        guard c.positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
+        let library = try Library.open(path: c.db)
+        let book = try library.resolveBook(c.positionals[0])
+        if Terminal.stdoutIsTerminal {
+            c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
+        } else {
+            c.out.writeJSON(book.json)
+        }
+    }
+
+    static func showPairs(_ book: BookInfo) -> [(String, String)] {
+        var lines: [(String, String)] = [("id", book.id), ("title", book.title)]
+        if !book.authors.isEmpty { lines.append(("authors", book.authors.joined(separator: ", "))) }
+        if let language = book.language { lines.append(("language", language)) }
+        lines += [("format", book.format), ("source", book.source), ("sha256", book.sha256),
+                  ("pages", String(book.pageCount)), ("chunks", String(book.chunkCount)),
+                  ("embedded", "\(book.vectorCount)" + (book.embeddingModel.map { " (\($0), \(book.embeddingDimension ?? 0) dims)" } ?? "")),
+                  ("reading at", book.currentPage > 0 ? "page \(book.currentPage)" : "-"),
+                  ("status", book.status), ("added", Library.normalizedDate(book.createdAt)),
+                  ("updated", Library.normalizedDate(book.updatedAt))]
+        return lines
+    }
+
+    static func delete(_ c: Invocation) throws {
+        guard !c.positionals.isEmpty else { throw IBError.usage("delete needs a BOOK") }
+        let library = try Library.open(path: c.db)
+        // Resolve all first: an ambiguous name deletes nothing.
+        let books = try c.positionals.map { try library.resolveBook($0) }
+        for book in books {
+            try described(library) { try library.delete(bookID: book.id) }
+            if !c.quiet { printError("ib-index: deleted \(book.id) '\(book.title)' (run `ib-index vacuum` to give the space back)") }
+        }
+    }
+
+    static func setPage(_ c: Invocation) throws {
+        guard c.positionals.count == 2 else { throw IBError.usage("set-page takes BOOK and a page number") }
+        let page = try Arguments.parseInt(c.positionals[1], name: "set-page N", min: 0, max: 1_000_000_000)
+        let library = try Library.open(path: c.db)
+        let book = try library.resolveBook(c.positionals[0])
+        try described(library) { try library.setPage(bookID: book.id, page: page) }
+        if !c.quiet { printError("ib-index: '\(book.title)': " + (page == 0 ? "reading position cleared" : "reading at page \(page)")) }
+    }
+
+    static func export(_ c: Invocation) throws {
+        let library = try Library.open(path: c.db)
+        var exporter = Exporter(library: library)
+        exporter.missingEmbeddings = c.args.has("missing-embeddings")
+        exporter.encoding = c.args.has("floats") ? .floats : .base64
+        let ids = c.positionals.isEmpty ? nil : try c.positionals.map { try library.resolveBook($0).id }
+        try described(library) { try exporter.export(bookIDs: ids, to: c.out) }
+    }
+
+    static func stats(_ c: Invocation) throws {
+        guard c.positionals.isEmpty else { throw IBError.usage("stats takes no arguments") }
+        let library = try Library.open(path: c.db)
+        let stats: JSON
+        do { stats = try library.stats() } catch { throw library.describe(error) }
+        if Terminal.stdoutIsTerminal, let o = stats.objectValue {
+            c.out.write(statsLines(o))
+        } else {
+            c.out.writeJSON(stats)
+        }
+    }
+
+    /// Text values as they are, anything else as JSON.
+    static func statsLines(_ stats: JSONObject) -> String {
+        TextTable.keyValueLines(stats.entries.map { ($0.key, $0.value.stringValue ?? $0.value.serialized) }, keyWidth: 16)
+    }
+
+    static func vacuum(_ c: Invocation) throws {
+        let library = try Library.open(path: c.db)
+        let before = try library.stats()
+        do { try library.vacuum() } catch { throw library.describe(error) }
+        let after = try library.stats()
+        if !c.quiet {
+            printError("ib-index: vacuum: \(before["file_bytes"]?.intValue ?? 0) -> \(after["file_bytes"]?.intValue ?? 0) bytes")
+        }
+    }
+
+    static func quantize(_ c: Invocation) throws {
+        guard c.positionals.count == 1 else { throw IBError.usage("quantize takes one of off, i8, bits") }
+        let library = try Library.open(path: c.db)
+        try described(library) { try library.setQuantize(c.positionals[0]) }
+        if !c.quiet { printError("ib-index: quantised index: \(c.positionals[0])") }
+    }
+
+    /// Runs `body`; an error that is not already an IBError is described against the library.
+    static func described(_ library: Library, _ body: () throws -> Void) throws {
+        do { try body() } catch let e as IBError { throw e } catch { throw library.describe(error) }
+    }
+}
