@@ -1,6 +1,7 @@
 // Writes and reads vector_blocks: up to 1024 vectors of one book per row,
 // keys int64 LE, end_pages int32 LE, vectors float32 LE row-major. The blobs
 // are built in Swift and bound without copies through JSON or text.
+import IBCore
 
 public struct VectorEntry: Sendable, Equatable {
     /// The chunk index within the book.
@@ -43,18 +44,18 @@ public enum VectorBlocks {
         var start = 0
         var keys: [Int64] = []
         var endPages: [Int32] = []
-        var floats: [Float] = []
+        var floats: [UInt8] = []
         while start < sorted.count {
             let end = min(start + blockSize, sorted.count)
             keys.removeAll(keepingCapacity: true)
             endPages.removeAll(keepingCapacity: true)
             floats.removeAll(keepingCapacity: true)
-            floats.reserveCapacity((end - start) * dim)
+            floats.reserveCapacity((end - start) * dim * 4)
             for entry in sorted[start..<end] {
                 precondition(entry.vector.count == dim, "vector dimension checked by the caller")
                 keys.append(Int64(entry.key).littleEndian)
                 endPages.append(Int32(clamping: entry.endPage).littleEndian)
-                for value in entry.vector { floats.append(Float(bitPattern: value.bitPattern.littleEndian)) }
+                Float32LE.append(entry.vector, to: &floats)
             }
             insert.reset()
             try insert.bind(1, bookID)
@@ -85,10 +86,7 @@ public enum VectorBlocks {
             select.withBlob(4) { raw in
                 guard raw.count >= count * dim * 4, keys.count == count, pages.count == count else { return }
                 for i in 0..<count {
-                    var vector = [Float](repeating: 0, count: dim)
-                    for j in 0..<dim {
-                        vector[j] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: (i * dim + j) * 4, as: UInt32.self)))
-                    }
+                    let vector = Float32LE.floats(UnsafeRawBufferPointer(rebasing: raw[(i * dim * 4)..<((i + 1) * dim * 4)]))
                     out.append(VectorEntry(key: Int(keys[i]), endPage: Int(pages[i]), vector: vector))
                 }
             }
