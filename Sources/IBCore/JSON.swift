@@ -401,3 +401,11 @@ extension JSON {
     public init(_ value: Int?) { self = value.map { .number(Double($0)) } ?? .null }
     public init(_ values: [String]) { self = .array(values.map { .string($0) }) }
 }
+
+extension JSON {
+    /// A whole JSON file of at most `limit` bytes; errors name the file.
+    public static func read(file path: String, limit: Int) throws(IBError) -> JSON {
+        let bytes = try FileSystem.read(path, limit: limit)
+        do { return try JSON.parse(bytes) } catch { throw IBError("\(path): \(error)") }
+    }
+}

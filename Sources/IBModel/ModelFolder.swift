@@ -17,7 +17,7 @@ public struct BertConfig: Sendable, Equatable {
     public var headSize: Int { hiddenSize / heads }
 
     public init(path: String) throws(IBError) {
-        let json = try readJSON(path)
+        let json = try JSON.read(file: path, limit: 16 << 20)
         func int(_ key: String) throws(IBError) -> Int {
             guard let n = json[key]?.intValue, n > 0 else { throw IBError("\(path): '\(key)' is missing or not a positive integer") }
             return n
@@ -59,7 +59,7 @@ public struct SentenceConfig: Sendable {
         maxSequenceLength = try ModelFolder.maxSequenceLength(directory: directory, maxPositions: config.maxPositions)
         let poolingPath = directory + "/1_Pooling/config.json"
         if FileSystem.exists(poolingPath) {
-            let json = try readJSON(poolingPath)
+            let json = try JSON.read(file: poolingPath, limit: 16 << 20)
             if let dim = json["word_embedding_dimension"]?.intValue, dim != config.hiddenSize {
                 throw IBError("\(poolingPath): word_embedding_dimension \(dim) does not match hidden_size \(config.hiddenSize)")
             }
@@ -77,20 +77,10 @@ public struct SentenceConfig: Sendable {
         }
         let modulesPath = directory + "/modules.json"
         if FileSystem.exists(modulesPath) {
-            let modules = try readJSON(modulesPath).arrayValue ?? []
+            let modules = try JSON.read(file: modulesPath, limit: 16 << 20).arrayValue ?? []
             normalize = modules.contains { $0["type"]?.stringValue?.hasSuffix("Normalize") == true }
         } else {
             normalize = true
         }
-    }
-}
-
-func readJSON(_ path: String) throws(IBError) -> JSON {
-    do {
-        return try JSON.parse(FileSystem.read(path, limit: 16 << 20))
-    } catch let error as IBError {
-        throw error
-    } catch {
-        throw IBError("\(path): \(error)")
     }
 }

@@ -14,8 +14,7 @@ public enum ModelFolder {
             if FileSystem.isDirectory(directory) { return positions ?? 512 }
             throw IBError("model folder \(directory) not found: run scripts/fetch-model, or set IB_MODEL_DIR")
         }
-        let json: JSON
-        do { json = try JSON.parse(FileSystem.read(path, limit: 1 << 20)) } catch { throw IBError("\(path): \(error)") }
+        let json = try JSON.read(file: path, limit: 1 << 20)
         guard let length = json["max_seq_length"]?.intValue, length > 2 else {
             throw IBError("\(path): max_seq_length is missing or invalid")
         }
@@ -25,8 +24,8 @@ public enum ModelFolder {
     /// config.json's max_position_embeddings; nil when the file or the number is missing
     /// (the model's loader reports a bad config.json; the tokenizer side does not need one).
     static func maxPositionEmbeddings(directory: String) -> Int? {
-        guard let bytes = try? FileSystem.read(directory + "/config.json", limit: 16 << 20),
-              let json = try? JSON.parse(bytes), let n = json["max_position_embeddings"]?.intValue, n > 0 else { return nil }
+        guard let json = try? JSON.read(file: directory + "/config.json", limit: 16 << 20),
+              let n = json["max_position_embeddings"]?.intValue, n > 0 else { return nil }
         return n
     }
 }
