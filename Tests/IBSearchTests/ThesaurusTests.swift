@@ -136,7 +136,7 @@ final class ThesaurusTests: XCTestCase {
     func testDocumentFrequenciesComeFromTheVocabulary() throws {
         let (library, _) = try library()
         func term(_ text: String, prefix: Bool = false) -> QueryTerm { QueryTerm(text: text, prefix: prefix, isCJK: false) }
-        let counts = try SearchEngine.documentFrequencies(library.db, [
+        let counts = try SearchEngine.documentFrequencies(library, [
             term("hair"),                  // chunks 0 and 2
             term("plait", prefix: true),   // plaited, chunk 1
             term("fai", prefix: true),     // fair: chunks 2 and 3 (a prefix sums its words' counts)
@@ -145,7 +145,7 @@ final class ThesaurusTests: XCTestCase {
         ])
         XCTAssertEqual(counts, [2, 1, 2, 2, 1, 0])
         // A prefix's range ends before the next string ("fair" < "fais"): a whole word as prefix counts itself.
-        XCTAssertEqual(try SearchEngine.documentFrequencies(library.db, [term("fair", prefix: true), term("hai", prefix: true)]), [2, 2])
+        XCTAssertEqual(try SearchEngine.documentFrequencies(library, [term("fair", prefix: true), term("hai", prefix: true)]), [2, 2])
     }
 
     func testTextSearchFindsAParaphraseThroughASynonym() throws {
