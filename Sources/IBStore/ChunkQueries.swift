@@ -12,13 +12,40 @@ extension Library {
 
     /// How many chunks `scope` holds (nil: the whole library), counted up to `cap`.
     public func chunkCount(in scope: SearchScope?, cap: Int) throws -> Int {
-        try chunkCount(scope: scope?.json, cap: cap)
+        let statement: Statement
+        if let scope {
+            statement = try db.prepare("""
+                SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
+                WHERE scope.value IS NULL OR c.end_page <= scope.value LIMIT ?2)
+                """)
+            try statement.bind(1, scope.json)
+        } else {
+            statement = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT ?2)")
+        }
+        try statement.bind(2, cap)
+        defer { statement.reset() }   // a cached statement left mid-step would hold the read transaction open
+        guard try statement.step() else { return 0 }
+        return statement.int(0)
     }
 
     /// Calls `body` with every chunk in `scope` that has window codes. The codes
     /// are valid only during the call; no strings are made per row.
     public func forEachWindows(in scope: SearchScope?, _ body: (ChunkRef, UnsafeRawBufferPointer) throws -> Void) throws {
-        try forEachWindows(scope: scope?.json) { seq, codes in try body(ChunkRef(seq: seq), codes) }
+        let statement: Statement
+        if let scope {
+            statement = try db.prepare("""
+                SELECT c.seq, c.windows FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
+                WHERE c.windows IS NOT NULL AND (scope.value IS NULL OR c.end_page <= scope.value)
+                """)
+            try statement.bind(1, scope.json)
+        } else {
+            statement = try db.prepare("SELECT seq, windows FROM chunks WHERE windows IS NOT NULL")
+        }
+        defer { statement.reset() }   // also when body throws
+        while try statement.step() {
+            let ref = ChunkRef(seq: statement.int(0))
+            try statement.withBlob(1) { try body(ref, $0) }
+        }
     }
 
     /// The window codes of those of `refs` that have them, each read by its key.
@@ -36,8 +63,14 @@ extension Library {
 
     /// The book and chunk index of each of `refs` that exists.
     public func locations(of refs: [ChunkRef]) throws -> [ChunkRef: (bookID: String, index: Int)] {
+        let statement = try db.prepare("SELECT book_id, chunk_index FROM chunks WHERE seq = ?")
+        defer { statement.reset() }
         var out: [ChunkRef: (bookID: String, index: Int)] = [:]
-        for (seq, key) in try chunkKeys(seqs: refs.map(\.seq)) { out[ChunkRef(seq: seq)] = (key.book, key.index) }
+        for ref in refs {
+            statement.reset()
+            try statement.bind(1, ref.seq)
+            if try statement.step() { out[ref] = (statement.text(0), statement.int(1)) }
+        }
         return out
     }
 
