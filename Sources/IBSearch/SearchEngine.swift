@@ -4,6 +4,7 @@
 //
 //     let library = try Library.open(path: nil, create: false)
 //     let engine = SearchEngine(library: library)              // loads the model on first vector search
+//     // ib-search and ib-ask pass settings: .fromEnvironment() (IB_SEARCH_*, see SearchSettings)
 //     // or SearchEngine(library: library, encoder: try SentenceEncoder(directory: Config.modelDirectory()))
 //     let results = try engine.search(SearchQuery(text: "who bent the poker",
 //                                                 books: nil,               // nil: every ready book; or [book ids]

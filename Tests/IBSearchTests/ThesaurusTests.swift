@@ -168,6 +168,25 @@ final class ThesaurusTests: XCTestCase {
         XCTAssertTrue(try engine.search(query).isEmpty)
         XCTAssertEqual(query.k, 1)
     }
+
+    /// Hybrid's full-text half on its own thread and connection finds what the
+    /// same search on the caller's connection finds, in a scope too; a half that
+    /// cannot open the library reports nil (the caller then searches itself).
+    func testTheParallelTextHalfFindsWhatTheSerialOneFinds() throws {
+        let (library, id) = try library()
+        let concepts = QueryConcepts.build("her long tresses", thesaurus: try thesaurus())
+        for scope in [nil, SearchScope([.init(id: id, lastPage: 2)])] {
+            let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1)
+            let parallel = ParallelText(path: library.path, concepts: concepts, words: [], expansion: nil, k: 5,
+                                        scope: scope, commonFraction: 0.1)
+            XCTAssertFalse(serial.isEmpty)
+            XCTAssertEqual(parallel.wait()?.hits, serial)
+            XCTAssertEqual(parallel.wait()?.concepts, concepts, "waiting again returns the same outcome")
+        }
+        let failed = ParallelText(path: "/nonexistent/library.db", concepts: concepts, words: [], expansion: nil, k: 5,
+                                  scope: nil, commonFraction: 0.1)
+        XCTAssertNil(failed.wait())
+    }
 }
 
 /// Writes bytes to a file (Glibc, to keep Foundation out of the test).
