@@ -151,8 +151,8 @@ public enum AskCommand {
         log?("book \(context.id) '\(context.title)'" + (context.currentPage.map { ", reader at p. \(context.display($0))" } ?? ", no current page")
              + "; provider \(settings.name)" + (provider.map { " (\($0.model))" } ?? ""))
 
-        let db = library.db
         let modelDir = Config.modelDirectory(flag: explicitModelDir)
+        let searchSettings = SearchSettings.fromEnvironment()
         // The model loads only when a search or the extractive answer needs
         // it: after the first provider request has left.
         var encoder: SentenceEncoder?
@@ -164,8 +164,9 @@ public enum AskCommand {
         }
         let asker = Asker(book: context, provider: provider,
                           retriever: {
-                              let engine = provider == nil ? SearchEngine(library: library, encoder: try sharedEncoder())
-                                                           : SearchEngine(library: library, modelDirectory: explicitModelDir)
+                              let engine = provider == nil
+                                  ? SearchEngine(library: library, encoder: try sharedEncoder(), settings: searchSettings)
+                                  : SearchEngine(library: library, modelDirectory: explicitModelDir, settings: searchSettings)
                               let r = SearchRetriever(engine: engine)
                               r.log = log
                               // A configured provider also rewrites and re-ranks the searches
@@ -183,7 +184,7 @@ public enum AskCommand {
         asker.log = log
         let bookID = context.id
         asker.pageText = { page in
-            try? db.scalarText("SELECT text FROM pages WHERE book_id = ? AND page = ?", bookID, page)
+            try? library.pageText(bookID: bookID, page: page)
         }
 
         let questionArgs = args.positionals.joined(separator: " ").trimmed

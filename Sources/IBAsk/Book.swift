@@ -61,13 +61,7 @@ public enum BookLookup {
     /// authors only: no per-book counts before the first provider request.
     /// With no BOOK, the only book in the library.
     public static func resolveBook(_ library: Library, _ query: String?) throws -> BookRow {
-        var authors: [String: [String]] = [:]
-        for row in try library.db.query("SELECT ba.book_id AS b, a.name AS n FROM book_authors ba JOIN authors a ON a.id = ba.author_id ORDER BY ba.book_id, ba.position") {
-            authors[row.text("b") ?? "", default: []].append(row.text("n") ?? "")
-        }
-        let all = try library.db.query("SELECT id, title FROM books ORDER BY created_at, title").map {
-            BookRow(id: $0.text("id") ?? "", title: $0.text("title") ?? "", authors: authors[$0.text("id") ?? ""] ?? [])
-        }
+        let all = try library.bookSummaries(readyOnly: false).map { BookRow(id: $0.id, title: $0.title, authors: $0.authors) }
         guard let query = query?.trimmed, !query.isEmpty else {
             guard !all.isEmpty else {
                 throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
@@ -106,21 +100,18 @@ public enum BookLookup {
     }
 
     public static func context(_ db: Database, book: BookRow, pageOverride: String?) throws -> BookContext {
-        let row = try db.query("SELECT current_page, page_count FROM books WHERE id = ?", book.id).first
-        var labels: [Int: String] = [:]
-        for r in try db.query("SELECT page, label FROM pages WHERE book_id = ? AND label IS NOT NULL AND label <> ''", book.id) {
-            if let p = r.int("page"), let l = r.text("label") { labels[p] = l }
-        }
+        let library = Library(db: db)
+        let position = try library.readingPosition(bookID: book.id)
         var context = BookContext(id: book.id, title: book.title, authors: book.authors,
-                                  pageCount: row?.int("page_count") ?? 0, currentPage: nil, labels: labels)
+                                  pageCount: position?.pageCount ?? 0, currentPage: nil, labels: try library.pageLabels(bookID: book.id))
         if let override = pageOverride {
             guard let page = context.page(forArgument: override), page >= 1 else {
                 throw IBError.usage("--page: no page '\(override)' in \(book.title)")
             }
             context.currentPage = page
-        } else if let current = row?.int("current_page"), current > 0 {
+        } else if let current = position?.currentPage, current > 0 {
             context.currentPage = current
-        } else if let logged = try? db.scalarInt("SELECT page FROM progress_events WHERE book_id = ? AND page IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1", book.id), logged > 0 {
+        } else if let logged = try? library.lastLoggedPage(bookID: book.id), logged > 0 {
             context.currentPage = logged
         }
         return context

@@ -1,4 +1,4 @@
-// Conversations in the library's `conversations` and `chat_messages` tables.
+// Conversations, kept by IBStore in the `conversations` and `chat_messages` tables.
 // A turn is stored as: the user's question, one `tool_result` message per
 // search (JSON: query, max_page, passages), the assistant's answer — all in
 // one transaction once the answer is complete, so a failure leaves nothing
@@ -46,18 +46,12 @@ public struct Turn: Sendable, Equatable {
     }
 }
 
-public struct ConversationInfo: Sendable {
-    public var id: String
-    public var bookID: String
-    public var bookTitle: String
-    public var title: String
-    public var createdAt: String
-    public var messageCount: Int
-}
+/// A conversation as listed (IBStore's row).
+public typealias ConversationInfo = ConversationSummary
 
 public final class ConversationStore {
-    let db: Database
-    public init(_ db: Database) { self.db = db }
+    let tables: ConversationTables
+    public init(_ db: Database) { tables = ConversationTables(db) }
 
     /// A new random id: 16 hex characters.
     public static func newID() -> String {
@@ -86,19 +80,7 @@ public final class ConversationStore {
     }
 
     public func list(bookID: String? = nil, limit: Int = 1000) throws -> [ConversationInfo] {
-        let sql = """
-            SELECT c.id, c.book_id, b.title AS book_title, c.title, c.created_at,
-                   (SELECT count(*) FROM chat_messages m WHERE m.conversation_id = c.id) AS n,
-                   COALESCE((SELECT max(m.rowid) FROM chat_messages m WHERE m.conversation_id = c.id), 0) AS last
-            FROM conversations c JOIN books b ON b.id = c.book_id
-            \(bookID == nil ? "" : "WHERE c.book_id = ?")
-            ORDER BY last DESC, c.created_at DESC, c.rowid DESC LIMIT \(limit)
-            """
-        let rows = try bookID.map { try db.query(sql, $0) } ?? db.query(sql)
-        return rows.map {
-            ConversationInfo(id: $0.text("id") ?? "", bookID: $0.text("book_id") ?? "", bookTitle: $0.text("book_title") ?? "",
-                             title: $0.text("title") ?? "", createdAt: $0.text("created_at") ?? "", messageCount: $0.int("n") ?? 0)
-        }
+        try tables.list(bookID: bookID, limit: limit)
     }
 
     /// A conversation by id or unique id prefix.
@@ -115,9 +97,8 @@ public final class ConversationStore {
     public func turns(_ conversationID: String) throws -> [Turn] {
         var turns: [Turn] = []
         var current: Turn?
-        for row in try db.query("SELECT role, content FROM chat_messages WHERE conversation_id = ? ORDER BY created_at, rowid", conversationID) {
-            let content = row.text("content") ?? ""
-            switch row.text("role") {
+        for (role, content) in try tables.messages(of: conversationID) {
+            switch role {
             case "user":
                 if let c = current { turns.append(c) }
                 current = Turn(question: content, searches: [], answer: "")
@@ -137,21 +118,14 @@ public final class ConversationStore {
     /// Writes one complete turn in one transaction; creates the conversation
     /// (titled from the question) when `conversationID` is new.
     public func append(_ turn: Turn, conversationID: String, bookID: String, create: Bool) throws {
-        try db.write {
-            let now = Timestamp.iso8601(fractional: true)
-            if create {
-                try db.run("INSERT INTO conversations (id, book_id, title, created_at) VALUES (?, ?, ?, ?)",
-                           conversationID, bookID, ConversationStore.title(from: turn.question), now)
-            }
-            try db.run("INSERT INTO chat_messages (id, conversation_id, role, content, created_at) VALUES (?, ?, 'user', ?, ?)",
-                       ConversationStore.newID(), conversationID, turn.question, now)
-            for search in turn.searches {
-                try db.run("INSERT INTO chat_messages (id, conversation_id, role, content, created_at) VALUES (?, ?, 'tool_result', ?, ?)",
-                           ConversationStore.newID(), conversationID, search.json.serialized, now)
-            }
-            try db.run("INSERT INTO chat_messages (id, conversation_id, role, content, created_at) VALUES (?, ?, 'assistant', ?, ?)",
-                       ConversationStore.newID(), conversationID, turn.answer, now)
+        var messages = [ChatMessageRow(id: Self.newID(), role: "user", content: turn.question)]
+        for search in turn.searches {
+            messages.append(ChatMessageRow(id: Self.newID(), role: "tool_result", content: search.json.serialized))
         }
+        messages.append(ChatMessageRow(id: Self.newID(), role: "assistant", content: turn.answer))
+        try tables.append(messages, conversationID: conversationID, bookID: bookID,
+                          newTitle: create ? Self.title(from: turn.question) : nil,
+                          createdAt: Timestamp.iso8601(fractional: true))
     }
 }
 

@@ -139,14 +139,43 @@ func parseJSON(_ text: String, provider: String) throws(IBError) -> JSON {
     }
 }
 
+/// A provider set up from ProviderSettings, which name its model and whether it may call tools.
+protocol ConfiguredProvider: ChatProvider {
+    var settings: ProviderSettings { get }
+}
+
+extension ConfiguredProvider {
+    var model: String { settings.model }
+    var supportsTools: Bool { settings.useTools }
+}
+
+/// The message list of the chat APIs OpenAI and Ollama share: the system prompt
+/// first, the user's messages as they are; an assistant turn's content and tool
+/// calls, and each tool result, in the provider's own form.
+func chatStyleMessages(_ request: ChatRequest, content: (String, [ToolCall]) -> JSON, toolCall: (ToolCall) -> JSON,
+                       toolResult: (ToolResult) -> JSON) -> [JSON] {
+    var messages: [JSON] = [["role": "system", "content": .string(request.system)]]
+    for message in request.messages {
+        switch message {
+        case .user(let text):
+            messages.append(["role": "user", "content": .string(text)])
+        case .assistant(let text, let calls):
+            var m = JSONObject([("role", "assistant"), ("content", content(text, calls))])
+            if !calls.isEmpty { m["tool_calls"] = .array(calls.map(toolCall)) }
+            messages.append(.object(m))
+        case .toolResults(let results):
+            messages += results.map(toolResult)
+        }
+    }
+    return messages
+}
+
 // MARK: - Anthropic
 
 /// Anthropic Messages API: POST {base}/v1/messages, streamed SSE.
-final class AnthropicProvider: ChatProvider {
+final class AnthropicProvider: ConfiguredProvider {
     let settings: ProviderSettings
     var name: String { "anthropic" }
-    var model: String { settings.model }
-    var supportsTools: Bool { settings.useTools }
     static let apiVersion = "2023-06-01"
 
     init(_ settings: ProviderSettings) { self.settings = settings }
@@ -273,35 +302,18 @@ final class AnthropicProvider: ChatProvider {
 
 /// OpenAI Chat Completions (and compatible servers): POST {base}/v1/chat/completions, streamed SSE
 /// (a base that ends in /v1 or another version gets only /chat/completions).
-final class OpenAIProvider: ChatProvider {
+final class OpenAIProvider: ConfiguredProvider {
     let settings: ProviderSettings
     var name: String { "openai" }
-    var model: String { settings.model }
-    var supportsTools: Bool { settings.useTools }
 
     init(_ settings: ProviderSettings) { self.settings = settings }
 
     func body(_ request: ChatRequest) -> JSON {
-        var messages: [JSON] = [["role": "system", "content": .string(request.system)]]
-        for message in request.messages {
-            switch message {
-            case .user(let text):
-                messages.append(["role": "user", "content": .string(text)])
-            case .assistant(let text, let calls):
-                var m = JSONObject([("role", "assistant"), ("content", text.isEmpty && !calls.isEmpty ? .null : .string(text))])
-                if !calls.isEmpty {
-                    m["tool_calls"] = .array(calls.map {
-                        ["id": .string($0.id), "type": "function",
-                         "function": ["name": .string($0.name), "arguments": .string($0.arguments.serialized)]]
-                    })
-                }
-                messages.append(.object(m))
-            case .toolResults(let results):
-                for r in results {
-                    messages.append(["role": "tool", "tool_call_id": .string(r.callID), "content": .string(r.content)])
-                }
-            }
-        }
+        // Content is null beside tool calls; arguments travel as a JSON string.
+        let messages = chatStyleMessages(request, content: { text, calls in text.isEmpty && !calls.isEmpty ? .null : .string(text) },
+            toolCall: { ["id": .string($0.id), "type": "function",
+                         "function": ["name": .string($0.name), "arguments": .string($0.arguments.serialized)]] },
+            toolResult: { ["role": "tool", "tool_call_id": .string($0.callID), "content": .string($0.content)] })
         var body = JSONObject([
             ("model", .string(settings.model)),
             ("messages", .array(messages)),
@@ -374,43 +386,11 @@ final class OpenAIProvider: ChatProvider {
 // MARK: - Ollama
 
 /// Ollama: POST {OLLAMA_HOST}/api/chat, streamed NDJSON.
-final class OllamaProvider: ChatProvider {
+final class OllamaProvider: ConfiguredProvider {
     var settings: ProviderSettings
     var name: String { "ollama" }
-    var model: String { settings.model }
-    var supportsTools: Bool { settings.useTools }
 
     init(_ settings: ProviderSettings) { self.settings = settings }
-
-    func body(_ request: ChatRequest) -> JSON {
-        var messages: [JSON] = [["role": "system", "content": .string(request.system)]]
-        for message in request.messages {
-            switch message {
-            case .user(let text):
-                messages.append(["role": "user", "content": .string(text)])
-            case .assistant(let text, let calls):
-                var m = JSONObject([("role", "assistant"), ("content", .string(text))])
-                if !calls.isEmpty {
-                    m["tool_calls"] = .array(calls.map { ["function": ["name": .string($0.name), "arguments": $0.arguments]] })
-                }
-                messages.append(.object(m))
-            case .toolResults(let results):
-                for r in results {
-                    messages.append(["role": "tool", "tool_name": .string(r.name), "content": .string(r.content)])
-                }
-            }
-        }
-        var body = JSONObject([("model", .string(settings.model)), ("messages", .array(messages)), ("stream", true)])
-        // Ollama has no tool_choice: the final call leaves the tools out
-        // (Ollama accepts tool messages in the history without them).
-        if !request.tools.isEmpty && request.toolChoice == .auto {
-            body["tools"] = .array(request.tools.map {
-                ["type": "function", "function": ["name": .string($0.name), "description": .string($0.description), "parameters": $0.parameters]]
-            })
-        }
-        body["options"] = ["num_predict": .number(Double(request.maxTokens))]
-        return .object(body)
-    }
 
     func complete(_ request: ChatRequest, onText: (String) throws -> Void) throws -> ChatTurn {
         let http = HTTPRequest.json(settings.endpoint("api/chat"), body: body(request), headers: [("Accept", "application/x-ndjson")])
@@ -466,4 +446,22 @@ final class OllamaProvider: ChatProvider {
         }
         return turn
     }
+
+    func body(_ request: ChatRequest) -> JSON {
+        // Tool calls carry no id; arguments travel as a JSON object, results by the tool's name.
+        let messages = chatStyleMessages(request, content: { text, _ in .string(text) },
+                                         toolCall: { ["function": ["name": .string($0.name), "arguments": $0.arguments]] },
+                                         toolResult: { ["role": "tool", "tool_name": .string($0.name), "content": .string($0.content)] })
+        var body = JSONObject([("model", .string(settings.model)), ("messages", .array(messages)), ("stream", true)])
+        // Ollama has no tool_choice: the final call leaves the tools out
+        // (Ollama accepts tool messages in the history without them).
+        if !request.tools.isEmpty && request.toolChoice == .auto {
+            body["tools"] = .array(request.tools.map {
+                ["type": "function", "function": ["name": .string($0.name), "description": .string($0.description), "parameters": $0.parameters]]
+            })
+        }
+        body["options"] = ["num_predict": .number(Double(request.maxTokens))]
+        return .object(body)
+    }
+
 }

@@ -37,8 +37,8 @@ public final class SearchRetriever: Retriever {
 
 /// BM25 over chunks_fts, bounded by the reader's page in the query itself.
 public final class FullTextRetriever: Retriever {
-    let db: Database
-    public init(db: Database) { self.db = db }
+    let library: Library
+    public init(db: Database) { library = Library(db: db) }
 
     public func search(_ query: String, bookID: String, maxPage: Int?, k: Int) throws -> [Passage] {
         var words: [String] = []
@@ -50,16 +50,9 @@ public final class FullTextRetriever: Retriever {
         let terms = words.filter { $0.count > 2 || $0.unicodeScalars.contains { FullText.isCJK($0.value) } }
             .map { FullText.matchExpression($0) }.filter { !$0.isEmpty }
         guard !terms.isEmpty else { return [] }
-        let sql = """
-            SELECT c.book_id, c.chunk_index, c.start_page, c.end_page, c.content, bm25(chunks_fts) AS score
-            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-            WHERE chunks_fts MATCH ? AND c.book_id = ? AND c.end_page <= ?
-            ORDER BY score LIMIT ?
-            """
-        return try db.query(sql, terms.joined(separator: " OR "), bookID, maxPage ?? Int(Int32.max), k).map {
-            Passage(bookID: $0.text("book_id") ?? bookID, chunkIndex: $0.int("chunk_index") ?? 0,
-                    startPage: $0.int("start_page") ?? 1, endPage: $0.int("end_page") ?? 1,
-                    text: $0.text("content") ?? "", score: -($0.double("score") ?? 0))
+        return try library.fullTextPassages(match: terms.joined(separator: " OR "), bookID: bookID, lastPage: maxPage, limit: k).map {
+            Passage(bookID: $0.chunk.bookID, chunkIndex: $0.chunk.index, startPage: $0.chunk.startPage, endPage: $0.chunk.endPage,
+                    text: $0.chunk.text, score: -$0.hit.score)
         }
     }
 }

@@ -93,15 +93,12 @@ extension SearchEngine {
     public func searchNotes(_ text: String, kind: NoteHit.Kind, books wanted: [String]? = nil, k: Int = 10) throws -> [NoteHit] {
         let terms = QueryText.terms(text)
         guard !terms.isEmpty else { return [] }
-        let sql = kind == .quote
-            ? "SELECT q.id, q.book_id, q.text, q.page, q.page_label, q.note AS extra, NULL AS kind, q.created_at FROM quotes q JOIN books b ON b.id = q.book_id"
-            : "SELECT n.id, n.book_id, n.text, n.page, NULL AS page_label, n.chapter AS extra, n.kind, n.created_at FROM notes n JOIN books b ON b.id = n.book_id"
         let wantedSet = wanted.map(Set.init)
         var hits: [(Double, NoteHit)] = []
-        for row in try library.db.query(sql) {
-            guard let bookID = row.text("book_id"), wantedSet?.contains(bookID) ?? true else { continue }
-            let body = row.text("text") ?? ""
-            let searchable = body + " " + (kind == .quote ? (row.text("extra") ?? "") : "")
+        for item in try kind == .quote ? library.quotesToSearch() : library.notesToSearch() {
+            guard wantedSet?.contains(item.bookID) ?? true else { continue }
+            let body = item.text
+            let searchable = body + " " + (kind == .quote ? (item.extra ?? "") : "")
             let words = Self.lowerWords(searchable)
             var distinct = 0
             var total = 0
@@ -116,12 +113,12 @@ extension SearchEngine {
             }
             guard distinct > 0 else { continue }
             let score = Double(distinct) + Double(total) / Double(10 * max(words.count, 1))
-            let book = try bookInfo(bookID)
-            hits.append((score, NoteHit(rank: 0, score: score, kind: kind, id: row.int("id") ?? 0, bookID: bookID,
-                                        title: book?.title ?? "", page: row.int("page"), pageLabel: row.text("page_label"),
-                                        noteKind: row.text("kind"), text: body,
+            let book = try bookInfo(item.bookID)
+            hits.append((score, NoteHit(rank: 0, score: score, kind: kind, id: item.id, bookID: item.bookID,
+                                        title: book?.title ?? "", page: item.page, pageLabel: item.pageLabel,
+                                        noteKind: item.kind, text: body,
                                         snippet: Snippet.make(body, terms: terms),
-                                        createdAt: row.text("created_at") ?? "")))
+                                        createdAt: item.createdAt)))
         }
         hits.sort { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1.id > $1.1.id }
         return hits.prefix(k).enumerated().map { var h = $0.element.1; h.rank = $0.offset + 1; return h }

@@ -11,14 +11,20 @@
 import IBCore
 
 public enum Render {
-    public static func json(_ r: SearchResult, explain: Bool) -> JSON {
+    /// The fields every kind of result starts with, in this order.
+    static func resultHeader(kind: String, rank: Int, score: Double, bookID: String, title: String) -> JSONObject {
         var o = JSONObject()
         o["type"] = "result"
-        o["kind"] = "chunk"
-        o["rank"] = JSON(r.rank)
-        o["score"] = .number(rounded(r.score))
-        o["book_id"] = .string(r.bookID)
-        o["title"] = .string(r.title)
+        o["kind"] = .string(kind)
+        o["rank"] = JSON(rank)
+        o["score"] = .number(rounded(score))
+        o["book_id"] = .string(bookID)
+        o["title"] = .string(title)
+        return o
+    }
+
+    public static func json(_ r: SearchResult, explain: Bool) -> JSON {
+        var o = resultHeader(kind: "chunk", rank: r.rank, score: r.score, bookID: r.bookID, title: r.title)
         o["start_page"] = JSON(r.startPage)
         o["end_page"] = JSON(r.endPage)
         o["start_label"] = JSON(r.startLabel)
@@ -37,13 +43,7 @@ public enum Render {
     }
 
     public static func json(_ h: BookHit) -> JSON {
-        var o = JSONObject()
-        o["type"] = "result"
-        o["kind"] = "book"
-        o["rank"] = JSON(h.rank)
-        o["score"] = .number(rounded(h.score))
-        o["book_id"] = .string(h.book.id)
-        o["title"] = .string(h.book.title)
+        var o = resultHeader(kind: "book", rank: h.rank, score: h.score, bookID: h.book.id, title: h.book.title)
         o["authors"] = JSON(h.book.authors)
         o["page_count"] = JSON(h.book.pageCount)
         o["current_page"] = JSON(h.book.currentPage)
@@ -51,13 +51,7 @@ public enum Render {
     }
 
     public static func json(_ h: NoteHit) -> JSON {
-        var o = JSONObject()
-        o["type"] = "result"
-        o["kind"] = .string(h.kind.rawValue)
-        o["rank"] = JSON(h.rank)
-        o["score"] = .number(rounded(h.score))
-        o["book_id"] = .string(h.bookID)
-        o["title"] = .string(h.title)
+        var o = resultHeader(kind: h.kind.rawValue, rank: h.rank, score: h.score, bookID: h.bookID, title: h.title)
         o["id"] = JSON(h.id)
         o["page"] = JSON(h.page)
         o["page_label"] = JSON(h.pageLabel)

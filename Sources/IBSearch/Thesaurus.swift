@@ -18,13 +18,6 @@ public final class Thesaurus: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     private let size: Int
 
-    /// The thesaurus at $IB_THESAURUS, else <data directory>/thesaurus.tsv; nil
-    /// when it does not exist or IB_SEARCH_SYNONYMS=0.
-    public static func standard() -> Thesaurus? {
-        if Config.environment("IB_SEARCH_SYNONYMS") == "0" { return nil }
-        return Thesaurus(path: Config.environment("IB_THESAURUS") ?? Config.dataDirectory + "/thesaurus.tsv")
-    }
-
     public init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

@@ -366,59 +366,6 @@ public final class Library {
         return out
     }
 
-    /// How many chunks a search scope holds, counted up to `cap`. `scope`: JSON
-    /// {book_id: last visible end_page or null}; nil means every chunk.
-    public func chunkCount(scope: String?, cap: Int) throws -> Int {
-        let s: Statement
-        if let scope {
-            s = try db.prepare("""
-                SELECT count(*) FROM (SELECT 1 FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
-                WHERE scope.value IS NULL OR c.end_page <= scope.value LIMIT ?2)
-                """)
-            try s.bind(1, scope)
-        } else {
-            s = try db.prepare("SELECT count(*) FROM (SELECT 1 FROM chunks LIMIT ?2)")
-        }
-        try s.bind(2, cap)
-        defer { s.reset() }   // a cached statement left mid-step would hold the read transaction open
-        guard try s.step() else { return 0 }
-        return s.int(0)
-    }
-
-    /// Calls `body` with the seq and window codes of every chunk in `scope` (as for
-    /// chunkCount) that has window codes. The codes are valid only during the call.
-    /// Integers only per row: a scan of many chunks makes no strings.
-    public func forEachWindows(scope: String?, _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
-        let s: Statement
-        if let scope {
-            s = try db.prepare("""
-                SELECT c.seq, c.windows FROM chunks c JOIN json_each(?1) scope ON scope.key = c.book_id
-                WHERE c.windows IS NOT NULL AND (scope.value IS NULL OR c.end_page <= scope.value)
-                """)
-            try s.bind(1, scope)
-        } else {
-            s = try db.prepare("SELECT seq, windows FROM chunks WHERE windows IS NOT NULL")
-        }
-        defer { s.reset() }   // also when body throws
-        while try s.step() {
-            let seq = s.int(0)
-            try s.withBlob(1) { try body(seq, $0) }
-        }
-    }
-
-    /// The book and chunk index of each seq (chunks_fts rowid) that exists.
-    public func chunkKeys(seqs: [Int]) throws -> [Int: (book: String, index: Int)] {
-        let s = try db.prepare("SELECT book_id, chunk_index FROM chunks WHERE seq = ?")
-        var out: [Int: (book: String, index: Int)] = [:]
-        for seq in seqs {
-            s.reset()
-            try s.bind(1, seq)
-            if try s.step() { out[seq] = (s.text(0), s.int(1)) }
-        }
-        s.reset()
-        return out
-    }
-
     /// The chunk whose chunks_fts rowid is `seq`.
     public func chunk(seq: Int) throws -> ChunkRecord? {
         let s = try db.prepare("SELECT \(Self.chunkColumns) FROM chunks WHERE seq = ?")

@@ -136,7 +136,7 @@ final class ThesaurusTests: XCTestCase {
     func testDocumentFrequenciesComeFromTheVocabulary() throws {
         let (library, _) = try library()
         func term(_ text: String, prefix: Bool = false) -> QueryTerm { QueryTerm(text: text, prefix: prefix, isCJK: false) }
-        let counts = try SearchEngine.documentFrequencies(library.db, [
+        let counts = try SearchEngine.documentFrequencies(library, [
             term("hair"),                  // chunks 0 and 2
             term("plait", prefix: true),   // plaited, chunk 1
             term("fai", prefix: true),     // fair: chunks 2 and 3 (a prefix sums its words' counts)
@@ -145,7 +145,7 @@ final class ThesaurusTests: XCTestCase {
         ])
         XCTAssertEqual(counts, [2, 1, 2, 2, 1, 0])
         // A prefix's range ends before the next string ("fair" < "fais"): a whole word as prefix counts itself.
-        XCTAssertEqual(try SearchEngine.documentFrequencies(library.db, [term("fair", prefix: true), term("hai", prefix: true)]), [2, 2])
+        XCTAssertEqual(try SearchEngine.documentFrequencies(library, [term("fair", prefix: true), term("hai", prefix: true)]), [2, 2])
     }
 
     func testTextSearchFindsAParaphraseThroughASynonym() throws {
@@ -167,6 +167,25 @@ final class ThesaurusTests: XCTestCase {
         engine.synonymScopeLimit = 2
         XCTAssertTrue(try engine.search(query).isEmpty)
         XCTAssertEqual(query.k, 1)
+    }
+
+    /// Hybrid's full-text half on its own thread and connection finds what the
+    /// same search on the caller's connection finds, in a scope too; a half that
+    /// cannot open the library reports nil (the caller then searches itself).
+    func testTheParallelTextHalfFindsWhatTheSerialOneFinds() throws {
+        let (library, id) = try library()
+        let concepts = QueryConcepts.build("her long tresses", thesaurus: try thesaurus())
+        for scope in [nil, SearchScope([.init(id: id, lastPage: 2)])] {
+            let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1)
+            let parallel = ParallelText(path: library.path, concepts: concepts, words: [], expansion: nil, k: 5,
+                                        scope: scope, commonFraction: 0.1)
+            XCTAssertFalse(serial.isEmpty)
+            XCTAssertEqual(parallel.wait()?.hits, serial)
+            XCTAssertEqual(parallel.wait()?.concepts, concepts, "waiting again returns the same outcome")
+        }
+        let failed = ParallelText(path: "/nonexistent/library.db", concepts: concepts, words: [], expansion: nil, k: 5,
+                                  scope: nil, commonFraction: 0.1)
+        XCTAssertNil(failed.wait())
     }
 }
 

@@ -1,0 +1,50 @@
+// How a SearchEngine searches beyond the query itself. The environment
+// variables that tune it are read once, by the command layer (ib-search,
+// ib-ask), and handed in; the engine reads no environment of its own.
+import IBCore
+
+/// A SearchEngine's limits and experiments. `SearchSettings()` is the tools'
+/// defaults; `fromEnvironment()` applies the IB_SEARCH_* variables.
+public struct SearchSettings: Sendable, Equatable {
+    /// Full-text queries add related words from the model's vocabulary (IB_SEARCH_EXPAND=1).
+    public var expandQueries = false
+    /// Vector candidates are re-scored by their window vectors (IB_SEARCH_WINDOWS=0 turns it off).
+    public var rescoreByWindows = true
+    /// A scope of at most this many chunks has every window scanned (IB_SEARCH_WINDOW_SCAN=N).
+    public var windowScanLimit = 5_000
+    /// A scope of at most this many chunks searches synonyms too (IB_SEARCH_SYNONYM_SCOPE=N).
+    public var synonymScopeLimit = 20_000
+    /// Hybrid runs its full-text half beside the vector half (IB_SEARCH_PARALLEL=0 turns it off).
+    public var parallel = true
+    /// Phase times on stderr (IB_SEARCH_TIMING set).
+    public var timing = false
+    /// The thesaurus file (scripts/build-thesaurus's): $IB_THESAURUS, else the
+    /// data directory's thesaurus.tsv; nil for none (IB_SEARCH_SYNONYMS=0).
+    public var thesaurusPath: String?
+    /// The model folder was named by $IB_MODEL_DIR: use it even when the library
+    /// was embedded with another model, rather than look beside the default.
+    public var modelDirectoryChosen = false
+
+    public init() {
+        thesaurusPath = Config.dataDirectory + "/thesaurus.tsv"
+    }
+
+    /// The defaults with the environment's IB_SEARCH_*, IB_THESAURUS and IB_MODEL_DIR applied.
+    public static func fromEnvironment() -> SearchSettings {
+        var settings = SearchSettings()
+        func limit(_ name: String) -> Int? { Int(Config.environment(name) ?? "").map { max(0, $0) } }
+        settings.expandQueries = Config.environment("IB_SEARCH_EXPAND") == "1"
+        settings.rescoreByWindows = Config.environment("IB_SEARCH_WINDOWS") != "0"
+        settings.windowScanLimit = limit("IB_SEARCH_WINDOW_SCAN") ?? settings.windowScanLimit
+        settings.synonymScopeLimit = limit("IB_SEARCH_SYNONYM_SCOPE") ?? settings.synonymScopeLimit
+        settings.parallel = Config.environment("IB_SEARCH_PARALLEL") != "0"
+        settings.timing = Config.environment("IB_SEARCH_TIMING") != nil
+        if Config.environment("IB_SEARCH_SYNONYMS") == "0" {
+            settings.thesaurusPath = nil
+        } else if let path = Config.environment("IB_THESAURUS") {
+            settings.thesaurusPath = path
+        }
+        settings.modelDirectoryChosen = Config.environment("IB_MODEL_DIR") != nil
+        return settings
+    }
+}

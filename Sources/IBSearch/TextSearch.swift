@@ -1,0 +1,93 @@
+// The full-text half of a search: the query's concepts (words, stems,
+// synonyms) pruned of the too common, as an FTS5 query over IBStore's
+// full-text candidates, ranked by BM25 (over concepts when there are synonyms).
+import IBCore
+import IBStore
+
+extension SearchEngine {
+    /// How many chunks hold each term (IBStore's documentFrequencies): a prefix
+    /// term counts the words it starts (an upper bound), a phrase its rarest word.
+    static func documentFrequencies(_ library: Library, _ terms: [QueryTerm]) throws -> [Int] {
+        var words: [(word: String, prefix: Bool)] = []
+        var spans: [Range<Int>] = []
+        for term in terms {
+            let start = words.count
+            let parts = term.text.split(separator: " ").map(String.init)
+            if parts.count > 1 { words += parts.map { ($0, false) } } else { words.append((term.text, term.prefix)) }
+            spans.append(start..<words.count)
+        }
+        let counts = try library.documentFrequencies(words)
+        return spans.map { counts[$0].min() ?? 0 }
+    }
+
+    /// Drops concepts whose own term is found in more than `commonFraction` of the
+    /// chunks while rarer ones remain, and synonyms that common: BM25 gives them
+    /// almost no weight (FTS5 clamps a term's IDF near 0 once it is in half of the
+    /// documents), but scoring their postings is what costs time in a large library.
+    static func pruneCommon(_ library: Library, _ concepts: [Concept], commonFraction: Double) throws -> [Concept] {
+        let total = try library.highestChunkSeq()   // about the number of chunks
+        let cap = max(2_000, Int(Double(total) * commonFraction))
+        // Nothing to prune in a small library without synonyms: skip the lookups.
+        if total <= cap && concepts.allSatisfy({ $0.members.count == 1 }) { return concepts }
+        let counts = try documentFrequencies(library, QueryConcepts.terms(concepts))
+        var next = 0
+        var kept: [Concept] = []
+        var withCommonWords: [Concept] = []
+        for concept in concepts {
+            var members: [ConceptMember] = []
+            for (i, var member) in concept.members.enumerated() {
+                let n = counts[next + i]
+                member.documents = n
+                // The query's own term stays when the vocabulary does not know it (the
+                // tokenizer may fold it differently); a synonym the library lacks goes.
+                if i == 0 ? (total <= cap || n <= cap) : (n > 0 && (total <= cap || n <= cap)) { members.append(member) }
+            }
+            next += concept.members.count
+            if members.first?.term == concept.members.first?.term {
+                kept.append(Concept(members: members))
+            } else {
+                withCommonWords.append(Concept(members: [concept.members[0]] + members))
+            }
+        }
+        // A query of common words only keeps them.
+        return kept.isEmpty ? withCommonWords : kept
+    }
+
+    func textSearch(_ text: String, _ concepts: [Concept], k: Int, scope: SearchScope?) throws -> ([ChunkHit], [QueryTerm]) {
+        let all = Self.expanded(concepts, words: Self.plainWords(text), expansion: expansion)
+        mark("expansion (\(all.count - concepts.count) terms)")
+        return (try Self.textSearch(library, all, k: k, scope: scope, commonFraction: commonFraction), QueryConcepts.terms(all))
+    }
+
+    /// The lowercased non-CJK words of a query.
+    static func plainWords(_ text: String) -> [String] {
+        QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() }
+    }
+
+    /// `concepts` plus the vocabulary neighbours of the query's words (experimental,
+    /// IB_SEARCH_EXPAND=1), stemmed the same way, each a concept of its own.
+    static func expanded(_ concepts: [Concept], words: [String], expansion: QueryExpansion?) -> [Concept] {
+        guard let expansion, !words.isEmpty else { return concepts }
+        var out = concepts
+        var terms = QueryConcepts.terms(concepts)
+        for word in expansion.expand(words) {
+            let stemmed = QueryText.stem(word)
+            let term = QueryTerm(text: stemmed, prefix: stemmed != word, isCJK: false)
+            if !terms.contains(where: { $0.text == term.text || (($0.prefix && term.text.hasPrefix($0.text))) }) {
+                terms.append(term)
+                out.append(Concept(members: [ConceptMember(term: term, weight: 1)]))
+            }
+        }
+        return out
+    }
+
+    /// The best `k` chunks for the concepts, score lower-is-better like bm25():
+    /// bm25() when every concept is a single term, else -ib_concepts() (BM25 over
+    /// concepts, see QueryConcepts).
+    static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double) throws -> [ChunkHit] {
+        let concepts = try pruneCommon(library, concepts, commonFraction: commonFraction)
+        guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
+        let singleTerms = concepts.allSatisfy { $0.members.count == 1 }
+        return try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, in: scope, limit: k)
+    }
+}

@@ -1,0 +1,173 @@
+// The vector half of a search: the query embedded with the library's model,
+// the nearest chunks by their own vectors (IBStore's kNN), then re-scored by
+// their window vectors (a paragraph or a ~32-token run each).
+import CKernels
+import IBCore
+import IBModel
+import IBStore
+
+extension SearchEngine {
+    /// The query's vector with the library's model; nil (with a warning) when
+    /// the library has no vectors or its model is not available here, unless `required`.
+    public func queryVector(_ text: String, required: Bool) throws -> [Float]? {
+        guard let (model, dim) = try library.embeddingModel() else {
+            if required { throw IBError("the library has no vectors yet (embed the chunks with ib-embed); try --mode text") }
+            warn("the library has no vectors: text search only")
+            return nil
+        }
+        if encoder == nil {
+            let directory = Config.modelDirectory(flag: modelDirectory)
+            let folderName = String(directory.split(separator: "/").last ?? "")
+            if folderName != model && modelDirectory == nil && !modelDirectoryChosen {
+                // The library was embedded with another model: look for a folder of that name beside the default.
+                let candidate = Config.dataDirectory + "/models/" + model
+                if FileSystem.isDirectory(candidate) {
+                    encoder = try SentenceEncoder(directory: candidate, threads: 1)
+                }
+            }
+            if encoder == nil {
+                do {
+                    encoder = try SentenceEncoder(directory: directory, threads: 1)
+                    mark("model load")
+                } catch {
+                    if required { throw error }
+                    warn("cannot load the model (\(error.message)): text search only")
+                    return nil
+                }
+            }
+        }
+        guard let encoder else { return nil }
+        guard encoder.modelID == model, encoder.dimension == dim else {
+            let message = "the library's vectors come from \(model) (\(dim) dimensions), but the model at \(encoder.directory) is \(encoder.modelID) (\(encoder.dimension))"
+            if required { throw IBError(message + "; set IB_MODEL_DIR to the library's model") }
+            warn(message + ": text search only")
+            return nil
+        }
+        let vector = encoder.embed([text]).first
+        mark("embed")
+        return vector
+    }
+
+    /// Re-scores vector candidates (and the text list's, which may have no vector
+    /// rank yet) by window vectors: a chunk's similarity becomes the larger of its
+    /// own cosine and its best window's. A 256-token chunk's one vector averages
+    /// everything in it, so a question about one sentence or one dictionary entry
+    /// matches it weakly; its ~32-token windows match it closely. On the
+    /// evaluation set this raised vector recall@5 from 0.51 to about 0.70.
+    /// Chunks without windows keep their cosine; text-only candidates without
+    /// windows stay out of the vector list. Windows are read by primary key for
+    /// these few candidates only, never scanned.
+    static func rescoreByWindows(_ hits: [ChunkHit], extra: [ChunkHit], query: [Float], library: Library) throws -> [ChunkHit] {
+        var candidates = hits
+        var seen = Set(hits.map(\.ref))
+        for hit in extra where seen.insert(hit.ref).inserted { candidates.append(hit) }
+        let windows = try library.windows(of: candidates.map(\.ref))
+        if windows.isEmpty { return hits }
+        var similarity: [ChunkRef: Double] = [:]
+        for hit in hits { similarity[hit.ref] = 1 - hit.score }
+        let dim = query.count
+        var scores: [Float] = []
+        for (ref, codes) in windows where dim > 0 && codes.count >= dim && codes.count % dim == 0 {
+            let count = codes.count / dim
+            if scores.count < count { scores = [Float](repeating: 0, count: count) }
+            let best = codes.withUnsafeBufferPointer { c in
+                query.withUnsafeBufferPointer { q in
+                    scores.withUnsafeMutableBufferPointer { out -> Float in
+                        ib_int8_cosines(c.baseAddress!, Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
+                        return out[0..<count].max() ?? -1
+                    }
+                }
+            }
+            similarity[ref] = max(similarity[ref] ?? -1, Double(best))
+        }
+        var out: [ChunkHit] = []
+        for var candidate in candidates {
+            guard let s = similarity[candidate.ref] else { continue }
+            candidate.score = 1 - s
+            out.append(candidate)
+        }
+        // Stable: equal scores keep the order they came in.
+        return out.enumerated().sorted { a, b in
+            a.element.score != b.element.score ? a.element.score < b.element.score : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// The vector list over a whole scope: every chunk's similarity is the larger
+    /// of its own cosine (when the k-nearest search returned it) and its best
+    /// window's, and the `depth` most similar chunks come back, best first.
+    static func scanWindows(_ hits: [ChunkHit], query: [Float], scope: SearchScope?,
+                            depth: Int, library: Library) throws -> [ChunkHit] {
+        let dim = query.count
+        var scores = [Float](repeating: 0, count: 64)
+        var best = TopScores(capacity: max(1, depth))
+        try query.withUnsafeBufferPointer { q in
+            try library.forEachWindows(in: scope) { ref, codes in
+                guard dim > 0, codes.count >= dim, codes.count % dim == 0, let base = codes.baseAddress else { return }
+                let count = codes.count / dim
+                if scores.count < count { scores = [Float](repeating: 0, count: count) }
+                let top = scores.withUnsafeMutableBufferPointer { out -> Float in
+                    ib_int8_cosines(base.assumingMemoryBound(to: Int8.self), Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
+                    return out[0..<count].max() ?? -1
+                }
+                best.offer(ref.seq, top)
+            }
+        }
+        var similarity: [ChunkRef: (hit: ChunkHit, value: Double)] = [:]
+        for hit in hits { similarity[hit.ref] = (hit, 1 - hit.score) }
+        let scanned = best.items.map { (ref: ChunkRef(seq: $0.seq), score: Double($0.score)) }
+        let locations = try library.locations(of: scanned.map(\.ref))
+        for item in scanned {
+            guard let (bookID, index) = locations[item.ref] else { continue }
+            if item.score > similarity[item.ref]?.value ?? -Double.infinity {
+                similarity[item.ref] = (ChunkHit(ref: item.ref, bookID: bookID, index: index, score: 0), item.score)
+            }
+        }
+        let ranked = similarity.values.sorted { a, b in
+            if a.value != b.value { return a.value > b.value }
+            return a.hit.bookID != b.hit.bookID ? a.hit.bookID < b.hit.bookID : a.hit.index < b.hit.index
+        }
+        return ranked.prefix(depth).map { var hit = $0.hit; hit.score = 1 - $0.value; return hit }
+    }
+
+    /// The query's vector and the `k` chunks in `scope` nearest it (score: cosine
+    /// distance); nil when there is no vector to search with (see queryVector).
+    func vectorSearch(_ text: String, k: Int, scope: SearchScope?, required: Bool) throws -> (hits: [ChunkHit], vector: [Float])? {
+        guard let vector = try queryVector(text, required: required) else { return nil }
+        return (try library.nearestChunks(to: vector, k: k, in: scope), vector)
+    }
+}
+
+/// The `capacity` highest scores offered, as a min-heap (the lowest kept score on
+/// top), so a scan of many chunks keeps only what can still make the list.
+struct TopScores {
+    let capacity: Int
+    private(set) var items: [(seq: Int, score: Float)] = []
+    init(capacity: Int) { self.capacity = capacity; items.reserveCapacity(capacity) }
+
+    mutating func offer(_ seq: Int, _ score: Float) {
+        if items.count < capacity {
+            items.append((seq, score))
+            var i = items.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                if Self.less(items[i], items[parent]) { items.swapAt(i, parent); i = parent } else { break }
+            }
+        } else if let lowest = items.first, Self.less(lowest, (seq, score)) {
+            items[0] = (seq, score)
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var smallest = i
+                if l < items.count && Self.less(items[l], items[smallest]) { smallest = l }
+                if r < items.count && Self.less(items[r], items[smallest]) { smallest = r }
+                if smallest == i { break }
+                items.swapAt(i, smallest); i = smallest
+            }
+        }
+    }
+
+    /// Lower score first; on equal scores the later seq counts as lower (earlier chunks win ties).
+    private static func less(_ a: (seq: Int, score: Float), _ b: (seq: Int, score: Float)) -> Bool {
+        a.score != b.score ? a.score < b.score : a.seq > b.seq
+    }
+}

@@ -1,0 +1,115 @@
+// Full-text candidates from chunks_fts: the ranked lists of ib-search's text
+// half and of ib-ask's plain retriever, and the term statistics that decide
+// which query words are worth searching. The page limit is always part of the
+// WHERE clause, so rows past it never reach ORDER BY and LIMIT.
+import IBCore
+
+extension Library {
+    /// How many chunks hold each word, from FTS5's vocabulary (an fts5vocab
+    /// table in the connection's temp schema, made on first use): a prefix sums
+    /// the counts of the words it starts (an upper bound). One index lookup per
+    /// word, where counting MATCH rows would read postings.
+    public func documentFrequencies(_ words: [(word: String, prefix: Bool)]) throws -> [Int] {
+        try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.ib_fts_vocab USING fts5vocab(main, 'chunks_fts', 'row')")
+        let exact = try db.prepare("SELECT doc FROM temp.ib_fts_vocab WHERE term = ?1")
+        let range = try db.prepare("SELECT coalesce(sum(doc), 0) FROM temp.ib_fts_vocab WHERE term >= ?1 AND term < ?2")
+        return try words.map { word, prefix in
+            let statement = prefix ? range : exact
+            statement.reset()
+            defer { statement.reset() }
+            try statement.bind(1, word)
+            if prefix {
+                // The first string after every word that starts with `word`.
+                var bytes = Array(word.utf8)
+                guard let last = bytes.last, last < 0xFF else { return Int.max }
+                bytes[bytes.count - 1] = last + 1
+                try statement.bind(2, String(decoding: bytes, as: UTF8.self))
+            }
+            return try statement.step() ? statement.int(0) : 0
+        }
+    }
+
+    /// About the number of chunks, in one lookup: the highest seq (seq only
+    /// grows; the gaps deleted books leave only raise it).
+    public func highestChunkSeq() throws -> Int {
+        try db.scalarInt("SELECT max(seq) FROM chunks") ?? 0
+    }
+
+    /// The best `limit` chunks in `scope` for an FTS5 MATCH `expression`, best
+    /// first, scored lower-is-better: bm25() when `concepts` is nil, else
+    /// -ib_concepts() with that specification (BM25 over groups of synonyms).
+    /// Ties go to the earlier chunk.
+    public func fullTextCandidates(match expression: String, concepts: String?, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
+        let rank = concepts == nil ? "bm25(chunks_fts)" : "-ib_concepts(chunks_fts, ?6)"
+        let statement: Statement
+        if let scope {
+            // The seq range keeps FTS5 inside a few books' chunks (a book's
+            // chunks are inserted together, so their seq values are close).
+            let (low, high) = try seqRange(of: scope) ?? (Int.min, Int.max)
+            statement = try db.prepare("""
+                SELECT chunks_fts.rowid, c.book_id, c.chunk_index, \(rank) AS s
+                FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+                JOIN json_each(?3) scope ON scope.key = c.book_id
+                WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?4 AND ?5
+                  AND (scope.value IS NULL OR c.end_page <= scope.value)
+                ORDER BY s, chunks_fts.rowid LIMIT ?2
+                """)
+            try statement.bind(3, scope.json)
+            try statement.bind(4, low)
+            try statement.bind(5, high)
+        } else {
+            // The whole library: rank inside FTS5 alone, then look up the few winners.
+            statement = try db.prepare("""
+                SELECT f.seq, c.book_id, c.chunk_index, f.s FROM
+                  (SELECT rowid AS seq, \(rank) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
+                JOIN chunks c ON c.seq = f.seq ORDER BY f.s, f.seq
+                """)
+        }
+        defer { statement.reset() }
+        try statement.bind(1, expression)
+        try statement.bind(2, limit)
+        if let concepts { try statement.bind(6, concepts) }
+        var out: [ChunkHit] = []
+        while try statement.step() {
+            out.append(ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: statement.text(1),
+                                index: statement.int(2), score: statement.double(3)))
+        }
+        return out
+    }
+
+    /// The smallest and largest seq of a scope of at most `maxBooks` books; nil
+    /// for a larger one, where reading each book's range would cost more than it saves.
+    func seqRange(of scope: SearchScope, maxBooks: Int = 8) throws -> (Int, Int)? {
+        guard scope.books.count <= maxBooks else { return nil }
+        let statement = try db.prepare("SELECT min(c.seq), max(c.seq) FROM json_each(?1) scope JOIN chunks c ON c.book_id = scope.key")
+        defer { statement.reset() }
+        try statement.bind(1, scope.json)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return (statement.int(0), statement.int(1))
+    }
+
+    /// One book's chunks for an FTS5 MATCH `expression` that end on or before
+    /// `lastPage` (nil: any), best bm25 first (the hit's score), with their pages and text.
+    public func fullTextPassages(match expression: String, bookID: String, lastPage: Int?, limit: Int) throws -> [(hit: ChunkHit, chunk: ChunkRecord)] {
+        let statement = try db.prepare("""
+            SELECT chunks_fts.rowid, c.book_id, c.chunk_index, c.start_page, c.end_page, c.content, bm25(chunks_fts) AS score
+            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            WHERE chunks_fts MATCH ? AND c.book_id = ? AND c.end_page <= ?
+            ORDER BY score LIMIT ?
+            """)
+        defer { statement.reset() }
+        try statement.bind(1, expression)
+        try statement.bind(2, bookID)
+        try statement.bind(3, lastPage ?? Int(Int32.max))
+        try statement.bind(4, limit)
+        var out: [(hit: ChunkHit, chunk: ChunkRecord)] = []
+        while try statement.step() {
+            let book = statement.optionalText(1) ?? bookID, index = statement.optionalInt(2) ?? 0
+            let chunk = ChunkRecord(bookID: book, index: index, startPage: statement.optionalInt(3) ?? 1,
+                                    endPage: statement.optionalInt(4) ?? 1, startOffset: 0, endOffset: 0, tokenCount: 0,
+                                    text: statement.optionalText(5) ?? "")
+            out.append((ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: book, index: index, score: statement.double(6)), chunk))
+        }
+        return out
+    }
+}
