@@ -83,13 +83,7 @@ extension Library {
         let mode = try meta("quantize") == "bits" ? "binary" : "exact"
         let statement = try db.prepare("SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3, ?4)")
         defer { statement.reset() }
-        var bytes = [UInt8](); bytes.reserveCapacity(vector.count * 4)
-        for v in vector {
-            let bits = v.bitPattern.littleEndian
-            bytes.append(UInt8(truncatingIfNeeded: bits)); bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: bits >> 16)); bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
-        }
-        try statement.bind(1, .blob(bytes))
+        try statement.bind(1, .blob(Float32LE.bytes(vector)))
         try statement.bind(2, min(k, 10000))
         try statement.bind(3, scope?.json)
         try statement.bind(4, mode)
