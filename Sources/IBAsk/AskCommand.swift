@@ -152,7 +152,7 @@ public enum AskCommand {
              + "; provider \(settings.name)" + (provider.map { " (\($0.model))" } ?? ""))
 
         let modelDir = Config.modelDirectory(flag: explicitModelDir)
-        let searchSettings = SearchSettings.fromEnvironment()
+        let searchSettings = try SearchSettings.fromEnvironment()
         // The model loads only when a search or the extractive answer needs
         // it: after the first provider request has left.
         var encoder: SentenceEncoder?

@@ -123,7 +123,7 @@ public enum SearchCommand {
             throw IBError("no library at \(path) (add a book: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
         }
         let library = try Library.open(path: path, create: false)
-        let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: .fromEnvironment())
+        let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
         if ready.isEmpty {

@@ -29,14 +29,15 @@ public struct SearchSettings: Sendable, Equatable {
         thesaurusPath = Config.dataDirectory + "/thesaurus.tsv"
     }
 
-    /// The defaults with the environment's IB_SEARCH_*, IB_THESAURUS and IB_MODEL_DIR applied.
-    public static func fromEnvironment() -> SearchSettings {
+    /// The defaults with the environment's IB_SEARCH_*, IB_THESAURUS and IB_MODEL_DIR
+    /// applied; a limit that is not a whole number from 0 to 100,000,000 is a usage error.
+    public static func fromEnvironment() throws(IBError) -> SearchSettings {
         var settings = SearchSettings()
-        func limit(_ name: String) -> Int? { Int(Config.environment(name) ?? "").map { max(0, $0) } }
+        func limit(_ name: String) throws(IBError) -> Int? { try Arguments.environmentInt(name, min: 0, max: 100_000_000) }
         settings.expandQueries = Config.environment("IB_SEARCH_EXPAND") == "1"
         settings.rescoreByWindows = Config.environment("IB_SEARCH_WINDOWS") != "0"
-        settings.windowScanLimit = limit("IB_SEARCH_WINDOW_SCAN") ?? settings.windowScanLimit
-        settings.synonymScopeLimit = limit("IB_SEARCH_SYNONYM_SCOPE") ?? settings.synonymScopeLimit
+        settings.windowScanLimit = try limit("IB_SEARCH_WINDOW_SCAN") ?? settings.windowScanLimit
+        settings.synonymScopeLimit = try limit("IB_SEARCH_SYNONYM_SCOPE") ?? settings.synonymScopeLimit
         settings.parallel = Config.environment("IB_SEARCH_PARALLEL") != "0"
         settings.timing = Config.environment("IB_SEARCH_TIMING") != nil
         if Config.environment("IB_SEARCH_SYNONYMS") == "0" {
