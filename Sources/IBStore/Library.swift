@@ -7,16 +7,12 @@ import IBCore
 import Glibc
 #endif
 
-/// A book as stored, with what the library knows about it.
+/// A book as stored, with what the library knows about it. The book record's
+/// fields read as the info's own (`info.title` is `info.record.title`).
+@dynamicMemberLookup
 public struct BookInfo: Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var authors: [String]
-    public var language: String?
-    public var format: String
-    public var source: String
-    public var sha256: String
-    public var pageCount: Int
+    /// The book record as ib-parse wrote it (with unknown fields kept).
+    public var record: BookRecord
     public var status: String
     /// The reading position; 0 when unset.
     public var currentPage: Int
@@ -26,15 +22,15 @@ public struct BookInfo: Sendable, Equatable {
     public var vectorCount: Int
     public var embeddingModel: String?
     public var embeddingDimension: Int?
-    public var extra: JSONObject
 
-    /// The book record as ib-parse wrote it (with unknown fields kept).
-    public var record: BookRecord {
-        var r = BookRecord(id: id, title: title, authors: authors, language: language, format: format,
-                           source: source, sha256: sha256, pageCount: pageCount)
-        r.extra = extra
-        return r
+    public init(record: BookRecord, status: String, currentPage: Int, createdAt: String, updatedAt: String,
+                chunkCount: Int, vectorCount: Int, embeddingModel: String?, embeddingDimension: Int?) {
+        self.record = record; self.status = status; self.currentPage = currentPage
+        self.createdAt = createdAt; self.updatedAt = updatedAt; self.chunkCount = chunkCount; self.vectorCount = vectorCount
+        self.embeddingModel = embeddingModel; self.embeddingDimension = embeddingDimension
     }
+
+    public subscript<T>(dynamicMember field: KeyPath<BookRecord, T>) -> T { record[keyPath: field] }
 
     /// The book record plus the library's fields, for `list` and `show`.
     public var json: JSON {
@@ -117,15 +113,15 @@ public final class Library {
         }
         var extra = JSONObject()
         if let text = row.text("extra"), let json = try? JSON.parse(text), let object = json.objectValue { extra = object }
-        return BookInfo(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: authors,
-                        language: row.text("language"), format: row.text("format") ?? "unknown",
-                        source: row.text("source") ?? "", sha256: row.text("sha256") ?? "",
-                        pageCount: row.int("page_count") ?? 0, status: row.text("status") ?? "pending",
-                        currentPage: row.int("current_page") ?? 0,
+        var record = BookRecord(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: authors,
+                                language: row.text("language"), format: row.text("format") ?? "unknown",
+                                source: row.text("source") ?? "", sha256: row.text("sha256") ?? "",
+                                pageCount: row.int("page_count") ?? 0)
+        record.extra = extra
+        return BookInfo(record: record, status: row.text("status") ?? "pending", currentPage: row.int("current_page") ?? 0,
                         createdAt: row.text("created_at") ?? "", updatedAt: row.text("updated_at") ?? "",
                         chunkCount: row.int("chunk_count") ?? 0, vectorCount: row.int("vector_count") ?? 0,
-                        embeddingModel: row.text("embedding_provider"), embeddingDimension: row.int("embedding_dimension"),
-                        extra: extra)
+                        embeddingModel: row.text("embedding_provider"), embeddingDimension: row.int("embedding_dimension"))
     }
 
     /// Books in the library, oldest first. Only `ready` books unless `all`.

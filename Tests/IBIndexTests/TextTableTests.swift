@@ -59,17 +59,18 @@ final class TextTableTests: XCTestCase {
     }
 
     func testShowPairsAndListTable() {
-        let book = BookInfo(id: "0123456789abcdef", title: "Meditations", authors: ["Marcus Aurelius"], language: "en",
-                            format: "txt", source: "/books/m.txt", sha256: "ff", pageCount: 254, status: "ready", currentPage: 12,
+        let record = BookRecord(id: "0123456789abcdef", title: "Meditations", authors: ["Marcus Aurelius"], language: "en",
+                                format: "txt", source: "/books/m.txt", sha256: "ff", pageCount: 254)
+        let book = BookInfo(record: record, status: "ready", currentPage: 12,
                             createdAt: "2026-11-22T10:00:00Z", updatedAt: "2026-11-22T10:00:00Z", chunkCount: 40, vectorCount: 40,
-                            embeddingModel: "all-MiniLM-L6-v2", embeddingDimension: 384, extra: JSONObject())
+                            embeddingModel: "all-MiniLM-L6-v2", embeddingDimension: 384)
         let pairs = IndexCommand.showPairs(book)
         XCTAssertEqual(pairs.map(\.0), ["id", "title", "authors", "language", "format", "source", "sha256", "pages", "chunks",
                                         "embedded", "reading at", "status", "added", "updated"])
         XCTAssertEqual(pairs[9].1, "40 (all-MiniLM-L6-v2, 384 dims)")
         XCTAssertEqual(pairs[10].1, "page 12")
         var unread = book
-        unread.currentPage = 0; unread.authors = []; unread.language = nil; unread.embeddingModel = nil
+        unread.currentPage = 0; unread.record.authors = []; unread.record.language = nil; unread.embeddingModel = nil
         XCTAssertEqual(IndexCommand.showPairs(unread).first { $0.0 == "reading at" }?.1, "-")
         XCTAssertEqual(IndexCommand.showPairs(unread).count, 12)
         XCTAssertEqual(IndexCommand.listTable([book]), """
