@@ -127,3 +127,36 @@ enum Fuzzy {
         return false
     }
 }
+
+extension String {
+    func replacingAll(_ target: String, _ replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        let chars = Array(self), t = Array(target)
+        var out: [Character] = []
+        var i = 0
+        while i < chars.count {
+            if i + t.count <= chars.count && chars[i] == t[0] && Array(chars[i..<(i + t.count)]) == t {
+                out.append(contentsOf: replacement); i += t.count
+            } else {
+                out.append(chars[i]); i += 1
+            }
+        }
+        return String(out)
+    }
+
+    func splitting(_ separator: String) -> [String] {
+        let chars = Array(self), t = Array(separator)
+        var out: [String] = []
+        var current: [Character] = []
+        var i = 0
+        while i < chars.count {
+            if i + t.count <= chars.count && chars[i] == t[0] && Array(chars[i..<(i + t.count)]) == t {
+                out.append(String(current)); current = []; i += t.count
+            } else {
+                current.append(chars[i]); i += 1
+            }
+        }
+        out.append(String(current))
+        return out
+    }
+}
