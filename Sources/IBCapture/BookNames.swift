@@ -1,10 +1,9 @@
 // Book names as the reader writes them: cleaned of prepositions and edge
 // punctuation, titles in 《》, "TITLE by AUTHOR", page counts and lists of books.
+import IBCore
 
 extension CaptureParser {
     // MARK: book names
-
-    static let bookPrepositions = ["from", "in", "on", "of", "for", "about", "re", "regarding", "to", "at", "with", "into", "the book", "book", "reading"]
 
     /// Cleans what remains of a header into a book name, or nil.
     static func bookName(_ s: String, allowNumeric: Bool = false) -> String? {
@@ -14,12 +13,12 @@ extension CaptureParser {
         while changed {
             changed = false
             let lower = t.lowercased()
-            for p in bookPrepositions where lower.hasPrefix(p + " ") || lower == p {
+            for p in EnglishLexicon.bookPrepositions where lower.hasPrefix(p + " ") || lower == p {
                 t = strip(String(t.dropFirst(p.count)))
                 changed = true
                 break
             }
-            for p in [" on", " of", " in", " from", " at", " for"] where lower.hasSuffix(p) {
+            for p in EnglishLexicon.bookTrailingPrepositions where lower.hasSuffix(p) {
                 t = strip(String(t.dropLast(p.count)))
                 changed = true
                 break
@@ -27,13 +26,8 @@ extension CaptureParser {
         }
         if t.isEmpty { return nil }
         let lower = t.lowercased()
-        // Words that are not books.
-        let notBooks: Set<String> = ["it", "this", "that", "this book", "the book", "book", "today", "now", "here", "page", "again",
-                                     "this one", "current", "current book", "a", "an", "the", "me", "my book", "so far", "yesterday",
-                                     "tonight", "this morning", "this evening", "just now", "more", "total", "in total", "的",
-                                     "self", "myself", "me", "future me", "later", "you"]
-        if notBooks.contains(lower) { return nil }
-        if lower.hasPrefix("page ") || lower.hasPrefix("p. ") || lower.hasPrefix("pages ") { return nil }
+        if EnglishLexicon.notBookNames.contains(lower) || ChineseLexicon.notBookNames.contains(lower) { return nil }
+        if Lexicon.firstPrefix(of: lower, in: EnglishLexicon.notBookPrefixes) != nil { return nil }
         if !t.contains(where: { $0.isLetter }) && !(allowNumeric && t.count >= 2 && t.allSatisfy(\.isNumber)) { return nil }
         return t
     }
@@ -48,8 +42,8 @@ extension CaptureParser {
         var out: [String] = []
         var current: String? = nil
         for c in s {
-            if c == "《" || c == "〈" { current = "" }
-            else if c == "》" || c == "〉" { if let t = current, !Text.trim(t).isEmpty { out.append(Text.trim(t)) }; current = nil }
+            if ChineseLexicon.titleOpeners.contains(c) { current = "" }
+            else if ChineseLexicon.titleClosers.contains(c) { if let t = current, !TextClasses.trim(t).isEmpty { out.append(TextClasses.trim(t)) }; current = nil }
             else if current != nil { current!.append(c) }
         }
         return out
@@ -59,13 +53,13 @@ extension CaptureParser {
     static func splitAuthor(_ s: String) -> (String, String?) {
         let chars = Array(s)
         let lower = Text.lowerChars(chars)
-        if let i = Text.findLast(Array(" by "), in: lower), i > 0 {
+        if let i = Text.findLast(Array(EnglishLexicon.authorMarker), in: lower), i > 0 {
             let title = strip(String(chars[..<i]))
-            let author = strip(String(chars[(i + 4)...]))
+            let author = strip(String(chars[(i + EnglishLexicon.authorMarker.count)...]))
             if !title.isEmpty && !author.isEmpty && author.first!.isLetter { return (title, author) }
         }
         // "Sapiens, Harari" is too ambiguous; "作者：X" / "X 著".
-        for marker in ["作者：", "作者:", "作者"] {
+        for marker in ChineseLexicon.authorMarkers {
             if let i = Text.find(Array(marker), in: chars) {
                 let title = strip(String(chars[..<i]))
                 let author = strip(String(chars[(i + marker.count)...]))
@@ -79,15 +73,15 @@ extension CaptureParser {
     static func extractPageCount(_ s: String) -> (Int?, String) {
         let chars = Array(s)
         let lower = Text.lowerChars(chars)
-        for kw in [" pages", " pp", " pgs", "页", " page"] {
+        for kw in SharedLexicon.pageCountSuffixes {
             if let i = Text.find(Array(kw), in: lower) {
                 var j = i
                 while j > 0, Text.isDigit(lower[j - 1]) { j -= 1 }
                 if j < i, let n = Text.int(String(chars[j..<i])) {
                     var a = j
-                    if a > 0, chars[a - 1] == "共" { a -= 1 }
+                    if a > 0, chars[a - 1] == ChineseLexicon.pageCountPrefix { a -= 1 }
                     let after = i + kw.count
-                    if after < lower.count && lower[after].isLetter && kw != "页" { continue }
+                    if after < lower.count && lower[after].isLetter && kw != String(ChineseLexicon.page) { continue }
                     let rest = String(chars[..<a]) + String(chars[after...])
                     return (n, rest.replacingAll("()", "").replacingAll("（）", ""))
                 }
@@ -99,12 +93,12 @@ extension CaptureParser {
     static func splitBooks(_ s: String) -> [String] {
         if !bracketTitles(s).isEmpty { return bracketTitles(s) }
         var parts: [String] = [s]
-        for sep in [", and ", " and ", ", ", " & ", " + ", "、", "和", "与", "及", ";", "，"] {
+        for sep in SharedLexicon.bookListSeparators {
             parts = parts.flatMap { $0.splitting(sep) }
         }
         return parts.map { strip($0) }.compactMap { p in
             var t = p
-            for v in ["finish ", "read ", "complete ", "finishing ", "reading "] where t.lowercased().hasPrefix(v) { t = String(t.dropFirst(v.count)) }
+            for v in EnglishLexicon.bookListVerbs where t.lowercased().hasPrefix(v) { t = String(t.dropFirst(v.count)) }
             return bookName(t)
         }
     }
@@ -113,8 +107,8 @@ extension CaptureParser {
         var out = ""
         var depth = 0
         for c in s {
-            if c == "《" || c == "〈" { depth += 1; continue }
-            if c == "》" || c == "〉" { depth = max(0, depth - 1); continue }
+            if ChineseLexicon.titleOpeners.contains(c) { depth += 1; continue }
+            if ChineseLexicon.titleClosers.contains(c) { depth = max(0, depth - 1); continue }
             if depth == 0 { out.append(c) }
         }
         return out

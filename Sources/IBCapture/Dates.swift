@@ -2,6 +2,8 @@
 // relative and absolute dates people write in capture lines, in English and
 // Simplified Chinese ("by Friday", "in 2 weeks", "end of month", "Jan 31",
 // "2027-01-31", "2027年1月31日", "下周五", "月底"...).
+import IBCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -120,7 +122,7 @@ public enum DateParser {
 
     /// Parses a whole date expression (nothing else around it), relative to `today`.
     public static func parse(_ text: String, today: Day) -> Day? {
-        var s = Text.trim(text)
+        var s = TextClasses.trim(text)
         if s.isEmpty { return nil }
         if s.unicodeScalars.contains(where: { $0.value >= 0x3000 }) { return parseChinese(s, today: today) }
         s = s.lowercased()
@@ -288,10 +290,10 @@ public enum DateParser {
     static let chineseWeekdays: [Character: Int] = ["一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7]
 
     static func parseChinese(_ text: String, today: Day) -> Day? {
-        var s = Text.trim(text)
+        var s = TextClasses.trim(text)
         for suffix in ["之前", "以前", "前", "为止", "截止", "结束"] where s.hasSuffix(suffix) { s = String(s.dropLast(suffix.count)); break }
         for prefix in ["在", "于", "到", "截至", "截止到", "截止"] where s.hasPrefix(prefix) { s = String(s.dropFirst(prefix.count)); break }
-        s = Text.trim(s)
+        s = TextClasses.trim(s)
         switch s {
         case "今天", "今晚", "今日": return today
         case "明天", "明日", "明晚": return today.adding(days: 1)
@@ -376,8 +378,11 @@ public enum ChineseNumber {
     static let digits: [Character: Int] = ["零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9]
     static let units: [Character: Int] = ["十": 10, "百": 100, "千": 1000, "万": 10000]
 
+    /// A character of a number as a reader writes it: a digit (ASCII or full-width), 二十, 三百.
+    static func isNumeral(_ c: Character) -> Bool { Text.isDigit(c) || digits[c] != nil || units[c] != nil }
+
     public static func parse(_ text: String) -> Int? {
-        let s = Text.trim(text)
+        let s = TextClasses.trim(text)
         if s.isEmpty || s.count > 12 { return nil }
         if let n = Int(s) { return n }
         if s.allSatisfy(Text.isDigit) {

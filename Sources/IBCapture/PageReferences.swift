@@ -21,37 +21,37 @@ extension CaptureParser {
         while i < lower.count {
             let c = lower[i]
             // 第 N 页 / N 页
-            if c == "第" || Text.isDigit(c) || ChineseNumber.digits[c] != nil || c == "十" || c == "百" {
-                var j = c == "第" ? i + 1 : i
+            if c == ChineseLexicon.ordinal || Text.isDigit(c) || ChineseNumber.digits[c] != nil || c == "十" || c == "百" {
+                var j = c == ChineseLexicon.ordinal ? i + 1 : i
                 while j < lower.count, lower[j] == " " { j += 1 }
                 // 第-3页, 第负3页: a page below 1, refused later.
                 var negative = false
-                if c == "第", j + 1 < lower.count, "-−–负".contains(lower[j]), Text.isDigit(lower[j + 1]) || ChineseNumber.digits[lower[j + 1]] != nil {
+                if c == ChineseLexicon.ordinal, j + 1 < lower.count, ChineseLexicon.negative.contains(lower[j]), Text.isDigit(lower[j + 1]) || ChineseNumber.digits[lower[j + 1]] != nil {
                     negative = true
                     j += 1
                 }
                 let numStart = j
-                while j < lower.count, Text.isDigit(lower[j]) || ChineseNumber.digits[lower[j]] != nil || ChineseNumber.units[lower[j]] != nil { j += 1 }
+                while j < lower.count, ChineseNumber.isNumeral(lower[j]) { j += 1 }
                 let written = String(chars[numStart..<j])
                 var value = ChineseNumber.parse(written)
                 // Digits too many to be a page: kept as written, refused later.
                 let tooLarge = value == nil && j > numStart && written.allSatisfy(Text.isDigit)
                 if tooLarge { value = 0 }
                 var end: Int? = nil
-                if value != nil, j < lower.count, lower[j] == "-" || lower[j] == "–" || lower[j] == "~" || lower[j] == "至" || lower[j] == "到" {
+                if value != nil, j < lower.count, ChineseLexicon.rangeSeparators.contains(lower[j]) {
                     var k = j + 1
                     let s2 = k
                     while k < lower.count, Text.isDigit(lower[k]) { k += 1 }
                     if k > s2, let e = Text.int(String(chars[s2..<k])) {
                         var m = k
                         while m < lower.count, lower[m] == " " { m += 1 }
-                        if m < lower.count, lower[m] == "页" { end = e; j = k }
+                        if m < lower.count, lower[m] == ChineseLexicon.page { end = e; j = k }
                     }
                 }
                 var k = j
                 while k < lower.count, lower[k] == " " { k += 1 }
-                if value != nil, j > numStart, k < lower.count, lower[k] == "页",
-                   c == "第" || i == 0 || !Text.isDigit(lower[i - 1]) {
+                if value != nil, j > numStart, k < lower.count, lower[k] == ChineseLexicon.page,
+                   c == ChineseLexicon.ordinal || i == 0 || !Text.isDigit(lower[i - 1]) {
                     if negative || tooLarge || value! < 1 || value! > maxPage {
                         return Found(value: 0, end: nil, range: i..<(k + 1), bad: (negative ? "-" : "") + written)
                     }
@@ -71,13 +71,12 @@ extension CaptureParser {
                     while j < lower.count, lower[j].isLetter, lower[j].isASCII { w.append(lower[j]); j += 1 }
                     word = w
                 }
-                let accepted = ["p", "pp", "pg", "pgs", "page", "pages", "pag", "pge", "pgae", "paeg", "pag", "@"]
-                if accepted.contains(word) || (word.count >= 4 && Fuzzy.isKeyword(word, ["page", "pages"])) {
+                if EnglishLexicon.pageWords.contains(word) || (word.count >= 4 && Fuzzy.isKeyword(word, EnglishLexicon.pageKeywords)) {
                     if j < lower.count, lower[j] == "." { j += 1 }
                     while j < lower.count, lower[j] == " " || lower[j] == "#" { j += 1 }
                     // "p. -3": a page below 1, refused later.
                     var negative = false
-                    if j + 1 < lower.count, "-−–".contains(lower[j]), Text.isDigit(lower[j + 1]) { negative = true; j += 1 }
+                    if j + 1 < lower.count, SharedLexicon.minusSigns.contains(lower[j]), Text.isDigit(lower[j + 1]) { negative = true; j += 1 }
                     let numStart = j
                     while j < lower.count, Text.isDigit(lower[j]) { j += 1 }
                     if j > numStart, j == lower.count || !lower[j].isLetter || lower[j] == "f" {
@@ -116,7 +115,7 @@ extension CaptureParser {
     /// chapter 3, ch. 3, chap 3, 第3章, 第三章.
     static func findChapter(_ chars: [Character]) -> (String, Range<Int>)? {
         let lower = Text.lowerChars(chars)
-        for kw in ["chapter", "chap.", "chap", "ch.", "ch", "chpater", "chaper", "part", "section", "sec."] {
+        for kw in EnglishLexicon.chapterWords {
             var from = 0
             while let i = Text.find(Array(kw), in: lower, from: from) {
                 from = i + 1
@@ -129,18 +128,17 @@ extension CaptureParser {
                 while j > s, lower[j - 1] == "." { j -= 1 }
                 guard j > s else { continue }
                 var value = String(chars[s..<j])
-                let words = ["one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"]
-                if let w = words[value.lowercased()] { value = w }
-                guard value.first!.isNumber || value.allSatisfy({ "ivxlcIVXLC".contains($0) }) || words.values.contains(value) else { continue }
+                if let n = EnglishLexicon.smallNumbers[value.lowercased()] { value = String(n) }
+                guard value.first!.isNumber || value.allSatisfy(EnglishLexicon.romanDigits.contains) else { continue }
                 let name = kw.hasPrefix("part") ? "part " : (kw.hasPrefix("sec") ? "section " : "")
                 return (name + value, i..<j)
             }
         }
         // 第N章 / 第N节 / 第N部分
-        if let i = chars.firstIndex(of: "第") {
+        if let i = chars.firstIndex(of: ChineseLexicon.ordinal) {
             var j = i + 1
-            while j < chars.count, Text.isDigit(chars[j]) || ChineseNumber.digits[chars[j]] != nil || ChineseNumber.units[chars[j]] != nil { j += 1 }
-            if j > i + 1, j < chars.count, chars[j] == "章" || chars[j] == "节" || chars[j] == "回" || chars[j] == "部" {
+            while j < chars.count, ChineseNumber.isNumeral(chars[j]) { j += 1 }
+            if j > i + 1, j < chars.count, ChineseLexicon.chapterUnits.contains(chars[j]) {
                 if let n = ChineseNumber.parse(String(chars[(i + 1)..<j])) {
                     var end = j + 1
                     if chars[j] == "部", end < chars.count, chars[end] == "分" { end += 1 }

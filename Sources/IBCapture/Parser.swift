@@ -4,6 +4,7 @@
 // words (outside quotes), then that language's grammar reads the line
 // (GrammarEnglish.swift, GrammarChinese.swift; their word lists are in
 // LexiconEnglish.swift and LexiconChinese.swift).
+import IBCore
 
 public struct CaptureParser: Sendable {
     public var today: Day
@@ -11,11 +12,11 @@ public struct CaptureParser: Sendable {
     public init(today: Day) { self.today = today }
 
     public func parse(_ line: String) -> Capture {
-        let raw = Text.trim(line)
+        let raw = TextClasses.trim(line)
         if raw.isEmpty { return unknown("empty", "en") }
         let (tags, rest) = CaptureParser.extractTags(raw)
-        let body = Text.trim(rest)
-        let zh = Text.hasCJK(CaptureParser.outsideQuotes(body)) || body.contains("《")
+        let body = TextClasses.trim(rest)
+        let zh = TextClasses.containsHan(CaptureParser.outsideQuotes(body)) || body.contains("《")
         var capture: Capture
         if body.isEmpty {
             capture = unknown("empty", zh ? "zh" : "en")

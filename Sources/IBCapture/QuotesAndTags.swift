@@ -1,5 +1,6 @@
 // Quoted spans and #tags: both are found by walking the line past quotation
 // marks, so a '#' or a language cue inside a quotation does not count.
+import IBCore
 
 extension CaptureParser {
     // MARK: tags
@@ -26,7 +27,7 @@ extension CaptureParser {
                 continue
             }
             if (c == "#" || c == "＃"), i + 1 < chars.count, chars[i + 1].isLetter,
-               i == 0 || Text.isSpace(chars[i - 1]) || chars[i - 1] == "," || chars[i - 1] == "，" || Text.isCJK(chars[i - 1])
+               i == 0 || TextClasses.isSpace(chars[i - 1]) || chars[i - 1] == "," || chars[i - 1] == "，" || TextClasses.isHan(chars[i - 1])
                 || "\"”」』»’)）。".contains(chars[i - 1]) {
                 var j = i + 1
                 var tag = ""
@@ -38,7 +39,7 @@ extension CaptureParser {
                 let t = tag.lowercased()
                 if !tags.contains(t) { tags.append(t) }
                 // Drop one adjoining space so the text reads naturally.
-                if j < chars.count, Text.isSpace(chars[j]), out.last.map(Text.isSpace) ?? true { j += 1 }
+                if j < chars.count, TextClasses.isSpace(chars[j]), out.last.map(TextClasses.isSpace) ?? true { j += 1 }
                 i = j
                 continue
             }
@@ -47,7 +48,7 @@ extension CaptureParser {
         }
         var text = String(out)
         while text.contains("  ") { text = text.replacingAll("  ", " ") }
-        return (tags, Text.trim(text))
+        return (tags, TextClasses.trim(text))
     }
 
     static let quotePairs: [Character: Character] = [
@@ -75,7 +76,7 @@ extension CaptureParser {
             guard let close = quotePairs[c] else { continue }
             // A straight or curly apostrophe only opens a quote at the start or after a space/colon.
             if c == "'" || c == "‘" {
-                if i > 0 && !(Text.isSpace(chars[i - 1]) || chars[i - 1] == ":") { continue }
+                if i > 0 && !(TextClasses.isSpace(chars[i - 1]) || chars[i - 1] == ":") { continue }
             }
             var j: Int? = nil
             var k = chars.count - 1
