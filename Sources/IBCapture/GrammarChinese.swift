@@ -81,12 +81,13 @@ extension CaptureParser {
             if let t = titles.first {
                 c.book = t
                 let after = TextClasses.trim(CaptureParser.removeBrackets(restNoCount))
+                // A stand-in title, so that "《X》 by Y" splits like "X by Y".
                 let (_, author) = CaptureParser.splitAuthor("x " + after)
                 if let author { c.author = author } else {
                     var a = CaptureParser.strip(after)
                     for suffix in ChineseLexicon.authorSuffixes where a.hasSuffix(suffix) { a = String(a.dropLast(suffix.count)) }
                     if ChineseLexicon.notAuthors.contains(a) { a = "" }
-                    if a.hasPrefix("by ") { a = String(a.dropFirst(3)) }
+                    if a.hasPrefix(ChineseLexicon.englishAuthorLead) { a = String(a.dropFirst(ChineseLexicon.englishAuthorLead.count)) }
                     a = CaptureParser.strip(a)
                     if !a.isEmpty && a.count <= 30 { c.author = a }
                 }

@@ -61,6 +61,8 @@ enum ChineseLexicon {
     /// Around a title without 《》: "正在读：这本书 X 了".
     static let titleLeads = [":", "：", "这本书", "书"]
     static let titleSuffixes = ["这本书", "了"]
+    /// "《X》by Y": an author named the English way.
+    static let englishAuthorLead = "by "
     /// "作者：X" after a title.
     static let authorMarkers = ["作者：", "作者:", "作者"]
 
