@@ -89,6 +89,38 @@ enum ChineseLexicon {
     /// A line that is a question: it ends in ？ or starts with one of these.
     static let questionOpenings = ["为什么", "什么是", "怎么", "如何", "作者为什么"]
 
+    // MARK: dates (DateGrammarChinese.swift)
+
+    /// Dropped around a date, the first that matches: "在月底之前".
+    static let dateSuffixes = ["之前", "以前", "前", "为止", "截止", "结束"]
+    static let datePrefixes = ["在", "于", "到", "截至", "截止到", "截止"]
+    /// Dates that are a word of their own.
+    static let namedDays: [String: RelativeDay] = [
+        "今天": .days(0), "今晚": .days(0), "今日": .days(0),
+        "明天": .days(1), "明日": .days(1), "明晚": .days(1), "后天": .days(2), "大后天": .days(3),
+        "下周": .days(7), "下星期": .days(7), "下礼拜": .days(7), "一周后": .days(7), "一周内": .days(7),
+        "下个月": .months(1), "下月": .months(1),
+        "月底": .endOfMonth(0), "本月底": .endOfMonth(0), "这个月底": .endOfMonth(0), "月末": .endOfMonth(0), "本月末": .endOfMonth(0),
+        "这个月月底": .endOfMonth(0), "本月": .endOfMonth(0), "这个月": .endOfMonth(0),
+        "下个月底": .endOfMonth(1), "下月底": .endOfMonth(1), "下个月月底": .endOfMonth(1), "下月末": .endOfMonth(1),
+        "年底": .endOfYear(0), "今年年底": .endOfYear(0), "年末": .endOfYear(0), "今年底": .endOfYear(0), "今年": .endOfYear(0),
+        "明年年底": .endOfYear(1), "明年底": .endOfYear(1),
+        "周末": .endOfWeek(0), "这周末": .endOfWeek(0), "本周末": .endOfWeek(0), "这个周末": .endOfWeek(0),
+        "下周末": .endOfWeek(1), "下个周末": .endOfWeek(1),
+    ]
+    /// "三天后", "两周内": a count, a unit (the longest first), then one of these.
+    static let durationEnds: Set<Character> = ["后", "内"]
+    static let durationUnits: [(String, DateUnit)] = [
+        ("个星期", .days(7)), ("个礼拜", .days(7)), ("个月", .months(1)), ("星期", .days(7)), ("礼拜", .days(7)),
+        ("天", .days(1)), ("日", .days(1)), ("周", .days(7)), ("月", .months(1)), ("年", .months(12)),
+    ]
+    /// Before a weekday: "下下周五" is two weeks on, "下周五" one, "这周五"/"本周五" this week.
+    static let weekModifiers: [(String, Int)] = [("下下", 2), ("下个", 1), ("下", 1), ("这个", 0), ("这", 0), ("本", 0)]
+    static let weekWords = ["周", "星期", "礼拜"]
+    /// Monday is 1; 周日 and 周天 are Sunday.
+    static let weekdays: [Character: Int] = ["一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7,
+                                             "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7]
+
     // MARK: pages and chapters
 
     /// Title marks: 《人类简史》, 〈短篇〉.

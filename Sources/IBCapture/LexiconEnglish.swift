@@ -166,6 +166,65 @@ enum EnglishLexicon {
     /// "Sapiens by Yuval Noah Harari": the last one splits title and author.
     static let authorMarker = " by "
 
+    // MARK: dates (DateGrammarEnglish.swift)
+
+    static let monthNames: [(String, Int)] = [
+        ("january", 1), ("february", 2), ("march", 3), ("april", 4), ("may", 5), ("june", 6), ("july", 7),
+        ("august", 8), ("september", 9), ("october", 10), ("november", 11), ("december", 12),
+        ("jan", 1), ("feb", 2), ("mar", 3), ("apr", 4), ("jun", 6), ("jul", 7), ("aug", 8), ("sep", 9),
+        ("sept", 9), ("oct", 10), ("nov", 11), ("dec", 12),
+    ]
+    /// Monday is 1. Full names of 5+ letters may have two typos ("firday").
+    static let weekdayNames: [(String, Int)] = [
+        ("monday", 1), ("tuesday", 2), ("wednesday", 3), ("thursday", 4), ("friday", 5), ("saturday", 6), ("sunday", 7),
+        ("mon", 1), ("tue", 2), ("tues", 2), ("wed", 3), ("thu", 4), ("thur", 4), ("thurs", 4), ("fri", 5), ("sat", 6), ("sun", 7),
+    ]
+    /// Dates that are a phrase of their own (typos included).
+    static let namedDays: [String: RelativeDay] = [
+        "today": .days(0), "tonight": .days(0), "this evening": .days(0),
+        "tomorrow": .days(1), "tmrw": .days(1), "tmr": .days(1), "tomorow": .days(1), "tommorow": .days(1), "tommorrow": .days(1),
+        "day after tomorrow": .days(2), "next week": .days(7), "a fortnight": .days(14), "in a fortnight": .days(14),
+        "next month": .months(1), "next year": .sameDayNextYear,
+        "end of month": .endOfMonth(0), "end of the month": .endOfMonth(0), "month end": .endOfMonth(0), "end of this month": .endOfMonth(0),
+        "eom": .endOfMonth(0), "the end of the month": .endOfMonth(0),
+        "end of next month": .endOfMonth(1), "end of the next month": .endOfMonth(1),
+        "end of year": .endOfYear(0), "end of the year": .endOfYear(0), "end of this year": .endOfYear(0), "year end": .endOfYear(0),
+        "eoy": .endOfYear(0), "new year": .endOfYear(0), "new year's eve": .endOfYear(0),
+        "end of week": .endOfWeek(0), "end of the week": .endOfWeek(0), "end of this week": .endOfWeek(0), "this weekend": .endOfWeek(0),
+        "weekend": .endOfWeek(0), "the weekend": .endOfWeek(0),
+        "end of next week": .endOfWeek(1), "next weekend": .endOfWeek(1),
+    ]
+    /// Dropped from the start of a date, each in turn: "on the 31st".
+    static let dateLeads = ["the", "on", "the"]
+    /// "in 3 weeks", "within a month"; "3 weeks from now", "2 days later".
+    static let durationLeads: Set<String> = ["in", "within"]
+    static let durationFromNow = ["from", "now"]
+    static let durationTails: Set<String> = ["later", "time"]
+    /// "a couple weeks", "2 more days".
+    static let aCouple = ["a", "couple"]
+    static let durationMore: Set<String> = ["more", "more,"]
+    /// Counts of a duration: "a week", "three days".
+    static let durationNumbers: [String: Int] = [
+        "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+        "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3,
+    ]
+    /// Units of a duration, singular ("weeks" loses its s).
+    static let durationUnits: [String: DateUnit] = [
+        "day": .days(1), "week": .days(7), "wk": .days(7), "month": .months(1), "mo": .months(1),
+        "year": .months(12), "yr": .months(12), "fortnight": .days(14),
+    ]
+    /// "end of March", "end of the March 2027".
+    static let endOf = ["end", "of"]
+    /// Before a weekday: "this Friday", "next Friday", "coming Friday".
+    static let weekdayModifiers: Set<String> = ["this", "next", "coming", "this coming"]
+    static let coming = "coming"
+    /// "next Friday" is the Friday of next week; "this Friday" the coming one.
+    static let nextWeekModifier = "next"
+    /// "31st", "2nd": dropped from a day of the month.
+    static let ordinalSuffixes = ["st", "nd", "rd", "th"]
+    /// Skipped between a month and a day: "31st of January".
+    static let of = "of"
+
     // MARK: numbers
 
     /// Number words for chapters and pages read: "chapter three", "read twenty pages".
