@@ -159,7 +159,7 @@ public final class CaptureEngine {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
-            throw fail(key == "empty" ? "empty" : "not_understood", Text.trim(line))
+            throw fail(key == "empty" ? "empty" : "not_understood", TextClasses.trim(line))
         }
         // "p. -3", "p. 0": no such page; the capture is refused, not stored without it.
         if let bad = c.badPage {
@@ -280,7 +280,7 @@ public final class CaptureEngine {
         while i < parts.count {
             // Longest run of parts joined with " and " that names one book exactly.
             var matched = false
-            if !Text.hasCJK(parts[i]) {
+            if !TextClasses.containsHan(parts[i]) {
                 var j = parts.count
                 while j > i + 1 {
                     let joined = parts[i..<j].joined(separator: " and ")
@@ -318,7 +318,7 @@ public final class CaptureEngine {
             daysLeft = due.serial - today.serial + 1
             if unknownPages.isEmpty && !refs.isEmpty { perDay = (pagesLeft + daysLeft! - 1) / daysLeft! }
         }
-        let title = c.books.isEmpty ? Text.trim(line) : refs.map(\.title).joined(separator: ", ")
+        let title = c.books.isEmpty ? TextClasses.trim(line) : refs.map(\.title).joined(separator: ", ")
         let id = try store.addPlan(title: title, due: c.due, bookIDs: refs.map(\.id), startDate: today,
                                    pagesAtStart: unknownPages.isEmpty ? pagesLeft : nil, dailyPages: perDay, now: nowText)
         for r in refs { try store.touch(r.id, state: (try store.state(of: r.id)) == "finished" ? "finished" : "reading", now: nowText) }

@@ -321,7 +321,7 @@ public enum Exporter {
     /// Imports a Readwise CSV; returns (imported, skipped).
     public static func importCSV(_ store: CaptureStore, path: String, now: String) throws -> (Int, Int) {
         let rows = parseCSV(try FileSystem.readText(path))
-        guard let header = rows.first?.map({ Text.trim($0).lowercased() }),
+        guard let header = rows.first?.map({ TextClasses.trim($0).lowercased() }),
               let hi = header.firstIndex(of: "highlight"),
               let ti = header.firstIndex(of: "title") ?? header.firstIndex(of: "book title") else {
             throw IBError(Messages.text("csv_bad_header", path))
@@ -331,7 +331,7 @@ public enum Exporter {
         let li = header.firstIndex(of: "location"), lti = header.firstIndex(of: "location type")
         let di = header.firstIndex(of: "date") ?? header.firstIndex(of: "highlighted at")
         let tagsi = header.firstIndex(of: "tags")
-        func col(_ r: [String], _ i: Int?) -> String { i.flatMap { $0 < r.count ? Text.trim(r[$0]) : nil } ?? "" }
+        func col(_ r: [String], _ i: Int?) -> String { i.flatMap { $0 < r.count ? TextClasses.trim(r[$0]) : nil } ?? "" }
         var imported = 0, skipped = 0
         try store.library.db.write {
             for r in rows.dropFirst() {
@@ -379,7 +379,7 @@ public enum Exporter {
                 }
                 note = kept.joined(separator: " ")
                 for t in col(r, tagsi).split(separator: ",") {
-                    let tag = Text.trim(t).lowercased()
+                    let tag = TextClasses.trim(t).lowercased()
                     if !tag.isEmpty && !tags.contains(tag) { tags.append(tag) }
                 }
                 var date = now

@@ -53,7 +53,7 @@ public final class CaptureStore {
         case .ambiguous(let ms):
             return .ambiguous(query: query, ms)
         case .none(let suggestions):
-            let parts = query.split(whereSeparator: { $0 == "," || $0 == "，" }).map { Text.trim($0) }.filter { !$0.isEmpty }
+            let parts = query.split(whereSeparator: { $0 == "," || $0 == "，" }).map { TextClasses.trim($0) }.filter { !$0.isEmpty }
             if parts.count > 1 {
                 var found: [TitleMatcher.Match] = []
                 for p in parts { if let u = matcher.match(p, author: author).unique { found.append(u) } }

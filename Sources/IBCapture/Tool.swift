@@ -161,7 +161,7 @@ public enum CaptureTool {
         let reader = try LineReader(path: "-")
         try reader.forEachLine { bytes in
             let line = String(decoding: bytes, as: UTF8.self)
-            if Text.trim(line).isEmpty { return }
+            if TextClasses.trim(line).isEmpty { return }
             total += 1
             do {
                 _ = try captureOne(engine, line, out)

@@ -319,7 +319,7 @@ public final class Chunker {
             } else {
                 let (v, length) = TextScan.scalar(b, i)
                 if TextScan.isWhitespace(v) { i += length; continue }
-                if TextScan.isIdeograph(v) {
+                if TextClasses.isBERTChineseCharacter(v) {
                     ideograph = true
                     start = i
                     i += length
@@ -346,7 +346,7 @@ public final class Chunker {
                         continue
                     }
                     let (v, length) = TextScan.scalar(b, i)
-                    if TextScan.isWhitespace(v) || TextScan.isIdeograph(v) { break }
+                    if TextScan.isWhitespace(v) || TextClasses.isBERTChineseCharacter(v) { break }
                     i += length
                 }
             }

@@ -3,6 +3,7 @@
 // ideograph is a unit of its own and a run too long for one chunk is cut at
 // punctuation, then between scalars. Between two units lies a boundary whose
 // strength says how good a place it is to cut.
+import IBCore
 
 /// Cut preference, strongest last.
 enum BoundaryStrength: UInt8, Comparable {
@@ -118,7 +119,7 @@ struct Units {
         if i + 1 < count && before(i + 1) == .inWord { return start(i + 1) }
         let s = start(i)
         let (v, length) = TextScan.scalar(b, s)
-        if TextScan.isIdeograph(v) { return s + length }
+        if TextClasses.isBERTChineseCharacter(v) { return s + length }
         return TextScan.runEnd(b, from: s, to: b.count)
     }
 }
@@ -147,7 +148,7 @@ enum TextScan {
                 continue
             }
             let (v, length) = scalar(b, i)
-            if isWhitespace(v) || isIdeograph(v) { break }
+            if isWhitespace(v) || TextClasses.isBERTChineseCharacter(v) { break }
             i += length
         }
         return i
@@ -165,12 +166,6 @@ enum TextScan {
         case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
         default: return false
         }
-    }
-
-    static func isIdeograph(_ v: UInt32) -> Bool {
-        (0x4E00...0x9FFF).contains(v) || (0x3400...0x4DBF).contains(v) || (0x20000...0x2A6DF).contains(v)
-            || (0x2A700...0x2B73F).contains(v) || (0x2B740...0x2B81F).contains(v) || (0x2B820...0x2CEAF).contains(v)
-            || (0xF900...0xFAFF).contains(v) || (0x2F800...0x2FA1F).contains(v)
     }
 
     static func isSentenceEnd(_ v: UInt32) -> Bool {

@@ -98,9 +98,7 @@ public enum ProviderEndpoint {
             IBError.usage("\(source): \(why)" + example(api))
         }
         let shown = clip(value)
-        var s = Substring(value)
-        while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" { s.removeFirst() }
-        while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s.removeLast() }
+        let s = Substring(TextClasses.trim(value, where: TextClasses.isASCIISpace))
         if s.isEmpty {
             let hint = source == "--base-url" ? "" : "; unset it for the default, \(defaultBase(api)), or set one"
             throw IBError.usage("\(source) is empty" + hint + example(api))

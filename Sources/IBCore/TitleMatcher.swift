@@ -331,14 +331,7 @@ public struct TitleMatcher: Sendable {
         return s
     }
 
-    static func isCJK(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xAC00...0xD7AF, 0x20000...0x2FA1F:
-            return true
-        default:
-            return false
-        }
-    }
+    static func isCJK(_ s: Unicode.Scalar) -> Bool { TextClasses.isCJK(s.value) }
 
     /// Lower case, accents removed, full-width forms made ASCII.
     static func fold(_ s: Unicode.Scalar) -> [Unicode.Scalar] {

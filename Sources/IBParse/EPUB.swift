@@ -191,10 +191,8 @@ enum EPUBParser {
     }
 
     static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
-        var s = 0, e = bytes.count
-        while s < e && Pagination.isSpace(bytes[s]) { s += 1 }
-        while e > s && Pagination.isSpace(bytes[e - 1]) { e -= 1 }
-        return s == 0 && e == bytes.count ? bytes : Array(bytes[s..<e])
+        guard let range = trimmedRange(bytes) else { return [] }
+        return range == bytes.indices ? bytes : Array(bytes[range])
     }
 
     static func checkDRM(_ zip: ZipArchive) throws(ParseError) {

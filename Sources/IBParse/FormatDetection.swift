@@ -1,6 +1,7 @@
 // The format of an input comes from its content: magic bytes, a ZIP's
 // `mimetype` entry (EPUB) or `[Content_Types].xml` (DOCX), HTML markup.
 // The extension is only a hint for text against Markdown, which look alike.
+import IBCore
 
 enum FormatDetection {
     static func detect(_ bytes: InputBytes, extensionHint: String?, contentType: String? = nil) throws(ParseError) -> BookFormat {
@@ -33,8 +34,8 @@ enum FormatDetection {
     static func zipFormat(_ bytes: InputBytes) throws(ParseError) -> BookFormat {
         let zip = try ZipArchive(bytes)
         if let entry = zip.entry("mimetype") {
-            let type = String(decoding: try zip.read(entry, limit: 256), as: UTF8.self)
-                .trimmingCharacters(in: " \t\r\n")
+            let type = TextClasses.trim(String(decoding: try zip.read(entry, limit: 256), as: UTF8.self),
+                                        where: TextClasses.isASCIISpace)
             if type == "application/epub+zip" { return .epub }
         }
         if zip.entry("META-INF/container.xml") != nil { return .epub }
@@ -66,15 +67,5 @@ enum FormatDetection {
             return i
         }
         return nil
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let chars = Set(set)
-        var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s = s.dropFirst() }
-        while let l = s.last, chars.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

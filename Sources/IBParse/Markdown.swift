@@ -4,6 +4,7 @@
 // images' alt text and raw HTML tags are dropped. YAML front matter gives the
 // title and authors; pandoc's attribute blocks ({#id .class}) and fenced-div
 // markers (:::) are removed first.
+import IBCore
 import CCmark
 #if canImport(Glibc)
 import Glibc
@@ -142,7 +143,7 @@ enum MarkdownParser {
             lines = lines.dropFirst()
             consumed += line.utf8.count + 1
             if line == "---" || line == "..." { found = true; break }
-            let trimmed = String(line).trimmingCharacters(in: " \t")
+            let trimmed = TextClasses.trim(line, where: TextClasses.isBlank)
             if trimmed.hasPrefix("- "), let key {
                 let value = unquote(String(trimmed.dropFirst(2)))
                 if key == "author" || key == "authors" || key == "creator" { result.authors.append(value) }
@@ -150,7 +151,7 @@ enum MarkdownParser {
             }
             if !line.hasPrefix(" "), let colon = line.firstIndex(of: ":") {
                 key = String(line[..<colon]).lowercased()
-                let value = unquote(String(line[line.index(after: colon)...]).trimmingCharacters(in: " \t"))
+                let value = unquote(TextClasses.trim(line[line.index(after: colon)...], where: TextClasses.isBlank))
                 guard !value.isEmpty else { continue }
                 switch key {
                 case "title": result.title = value
@@ -166,7 +167,7 @@ enum MarkdownParser {
     }
 
     static func unquote(_ s: String) -> String {
-        var v = s.trimmingCharacters(in: " \t")
+        var v = TextClasses.trim(s, where: TextClasses.isBlank)
         if v.count >= 2, (v.hasPrefix("\"") && v.hasSuffix("\"")) || (v.hasPrefix("'") && v.hasSuffix("'")) {
             v = String(v.dropFirst().dropLast())
         }

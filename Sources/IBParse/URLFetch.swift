@@ -5,6 +5,7 @@
 // Content-Type (HTML, plain text, Markdown, PDF, EPUB; others are detected
 // from the content). The title falls back to the URL's last path segment,
 // then its host, so it is never empty.
+import IBCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,7 +84,7 @@ public enum URLFetch {
         curl.infoPointer(handle, Curl.infoContentType, &typePointer)
         var contentType = typePointer.map { String(cString: $0).lowercased() }
         if let type = contentType, let semicolon = type.firstIndex(of: ";") {
-            contentType = String(type[..<semicolon]).trimmingCharacters(in: " \t")
+            contentType = TextClasses.trim(type[..<semicolon], where: TextClasses.isBlank)
         }
         let (segment, ext) = lastSegment(finalURL)
         var fallback = segment

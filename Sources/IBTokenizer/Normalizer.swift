@@ -8,6 +8,7 @@
 //      drop nonspacing marks);
 //   5. punctuation (Unicode P* plus ASCII symbols) becomes its own word.
 // There is no NFKC: full-width letters and ligatures stay as they are.
+import IBCore
 
 enum ScalarClass: UInt8 {
     case letter       // part of a word
@@ -28,12 +29,6 @@ enum CharacterRules {
         }
     }
 
-    static func isIdeograph(_ v: UInt32) -> Bool {
-        (0x4E00...0x9FFF).contains(v) || (0x3400...0x4DBF).contains(v) || (0x20000...0x2A6DF).contains(v)
-            || (0x2A700...0x2B73F).contains(v) || (0x2B740...0x2B81F).contains(v) || (0x2B820...0x2CEAF).contains(v)
-            || (0xF900...0xFAFF).contains(v) || (0x2F800...0x2FA1F).contains(v)
-    }
-
     /// The class of a scalar as it appears in the input.
     static func inputClass(_ scalar: Unicode.Scalar) -> ScalarClass {
         let v = scalar.value
@@ -45,7 +40,7 @@ enum CharacterRules {
         default: break
         }
         if properties.isWhitespace { return .whitespace }
-        if isIdeograph(v) { return .ideograph }
+        if TextClasses.isBERTChineseCharacter(v) { return .ideograph }
         return .letter
     }
 

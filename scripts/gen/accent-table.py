@@ -21,8 +21,8 @@ starts.append(len(values))
 
 def array(name, kind, items):
     lines = []
-    for i in range(0, len(items), 16):
-        lines.append("    " + ", ".join("0x%X" % v for v in items[i:i + 16]) + ",")
+    for i in range(0, len(items), 32):
+        lines.append("    " + ", ".join("0x%X" % v for v in items[i:i + 32]) + ",")
     return "let %s: [%s] = [\n%s\n]\n" % (name, kind, "\n".join(lines))
 
 out = os.path.join(os.path.dirname(__file__), "..", "..", "Sources", "IBTokenizer", "AccentTable.generated.swift")

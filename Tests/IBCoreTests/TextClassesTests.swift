@@ -1,0 +1,28 @@
+import XCTest
+@testable import IBCore
+
+/// The one definition of each character class: where they differ on purpose.
+final class TextClassesTests: XCTestCase {
+    func testSpacesAndTrimming() {
+        XCTAssertEqual(TextClasses.trim(" \t\u{3000}读了20页\u{00A0}\r\n"), "读了20页")
+        XCTAssertTrue(TextClasses.isSpace("\r\n"), "a CR LF pair is one Character and a space")
+        XCTAssertFalse(TextClasses.isSpace(" \u{301}"), "a space with a combining mark is no space")
+        XCTAssertEqual(TextClasses.trim(" a\u{00A0}", where: TextClasses.isASCIISpace), "a\u{00A0}")
+        XCTAssertEqual(TextClasses.trim("\tkey: value\n", where: TextClasses.isBlank), "key: value\n")
+        XCTAssertEqual(TextClasses.trim("  "), "")
+    }
+
+    func testHanCJKAndBERT() {
+        for v: UInt32 in [0x4E2D, 0x3400, 0xF900, 0x20000, 0x2CEB0, 0x30000] { XCTAssertTrue(TextClasses.isHan(v), String(v, radix: 16)) }
+        for v: UInt32 in [0x3042, 0x30A2, 0xAC00, 0x1100, 0x41] { XCTAssertFalse(TextClasses.isHan(v), String(v, radix: 16)) }
+        // Kana and Hangul are CJK (matched character by character), not Han.
+        for v: UInt32 in [0x3042, 0x30A2, 0x31F0, 0xAC00, 0x1100, 0x4E2D] { XCTAssertTrue(TextClasses.isCJK(v), String(v, radix: 16)) }
+        XCTAssertFalse(TextClasses.isCJK(0x41))
+        // BERT's table is the model's, not Unicode's: no Ext. F or G, no kana.
+        XCTAssertTrue(TextClasses.isBERTChineseCharacter(0x4E2D))
+        XCTAssertTrue(TextClasses.isBERTChineseCharacter(0x2F800))
+        for v: UInt32 in [0x2CEB0, 0x30000, 0x3042] { XCTAssertFalse(TextClasses.isBERTChineseCharacter(v), String(v, radix: 16)) }
+        XCTAssertTrue(TextClasses.containsHan("Sapiens 人类简史"))
+        XCTAssertFalse(TextClasses.containsHan("ノルウェイの森".filter { !TextClasses.isHan($0) }))
+    }
+}
