@@ -43,16 +43,6 @@ public struct BookContext: Sendable {
     }
 }
 
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
-    }
-    var trimmed: String { trimmingCharacters(in: " \t\r\n") }
-}
-
 public enum BookLookup {
     public struct BookRow: Sendable { public var id: String; public var title: String; public var authors: [String] }
 

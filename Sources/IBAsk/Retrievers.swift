@@ -47,7 +47,7 @@ public final class FullTextRetriever: Retriever {
             if c.isLetter || c.isNumber { current.append(c) } else if !current.isEmpty { words.append(current); current = "" }
         }
         if !current.isEmpty { words.append(current) }
-        let terms = words.filter { $0.count > 2 || $0.unicodeScalars.contains { FullText.isCJK($0.value) } }
+        let terms = words.filter { $0.count > 2 || $0.unicodeScalars.contains { TextClasses.isCJK($0.value) } }
             .map { FullText.matchExpression($0) }.filter { !$0.isEmpty }
         guard !terms.isEmpty else { return [] }
         return try library.fullTextPassages(match: terms.joined(separator: " OR "), bookID: bookID, lastPage: maxPage, limit: k).map {

@@ -85,3 +85,10 @@ public enum TextClasses {
             || (0xF900...0xFAFF).contains(v) || (0x2F800...0x2FA1F).contains(v)
     }
 }
+
+extension StringProtocol {
+    /// Without any of `characters` at either end (compared as Characters).
+    public func trimmingCharacters(in characters: String) -> String { TextClasses.trim(self, where: { characters.contains($0) }) }
+    /// Without spaces at either end (TextClasses.isSpace, so a lone CR or LF too).
+    public var trimmed: String { TextClasses.trim(self) }
+}

@@ -54,12 +54,3 @@ public enum RetryAfter {
         months.firstIndex(of: name.lowercased())
     }
 }
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s = s.dropFirst() }
-        while let c = s.last, set.contains(c) { s = s.dropLast() }
-        return String(s)
-    }
-}

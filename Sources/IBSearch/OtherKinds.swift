@@ -60,7 +60,7 @@ extension SearchEngine {
                     score += 2
                 } else if authorWords.contains(where: { $0.hasPrefix(word) }) {
                     score += 1.5
-                } else if titleWords.contains(where: { $0.contains(word) }) && word.unicodeScalars.contains(where: { QueryText.isCJK($0.value) }) {
+                } else if titleWords.contains(where: { $0.contains(word) }) && word.unicodeScalars.contains(where: { TextClasses.isCJK($0.value) }) {
                     score += 2   // a CJK word inside an unsegmented title
                 } else {
                     all = false; break

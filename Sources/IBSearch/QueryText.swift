@@ -10,6 +10,7 @@
 // The FTS5 expression ORs the terms and lets BM25 rank the chunks: a chunk with
 // more (and rarer) query terms ranks higher, and a question phrased with a
 // word or two the passage does not use still finds it.
+import IBCore
 import IBStore
 
 public struct QueryTerm: Sendable, Equatable, Hashable {
@@ -47,8 +48,6 @@ public enum QueryText {
     static let suffixes = ["ational", "ations", "ingly", "ation", "ments", "ness", "ings", "edly", "ment",
                            "ing", "ies", "ied", "ers", "est", "ed", "er", "es", "ly", "s", "e"]
 
-    public static func isCJK(_ v: UInt32) -> Bool { FullText.isCJK(v) }
-
     /// Runs of letters/digits (non-CJK) and runs of CJK characters, in order.
     static func words(_ text: String) -> [(text: String, cjk: Bool)] {
         var out: [(String, Bool)] = []
@@ -58,7 +57,7 @@ public enum QueryText {
             if !current.isEmpty { out.append((String(current), currentCJK)); current = String.UnicodeScalarView() }
         }
         for s in text.unicodeScalars {
-            let cjk = isCJK(s.value)
+            let cjk = TextClasses.isCJK(s.value)
             if cjk || s.properties.isAlphabetic || s.properties.numericType != nil {
                 if !current.isEmpty && cjk != currentCJK { flush() }
                 currentCJK = cjk

@@ -3,6 +3,7 @@
 // collapsed to single spaces; a cut at either end is shown with "…".
 // Words match a term when they equal it, or start with it for a stemmed
 // (prefix) term; in CJK text every occurrence of a query bigram is marked.
+import IBCore
 
 public enum Snippet {
     public static let open = "«"
@@ -39,9 +40,9 @@ public enum Snippet {
         let cjkTerms = terms.enumerated().filter { $0.element.isCJK }
         while i < scalars.count {
             let s = scalars[i]
-            if QueryText.isCJK(s.value) {
+            if TextClasses.isCJK(s.value) {
                 var j = i
-                while j < scalars.count && QueryText.isCJK(scalars[j].value) { j += 1 }
+                while j < scalars.count && TextClasses.isCJK(scalars[j].value) { j += 1 }
                 // Mark characters covered by a query bigram (or single character).
                 var marks = [Int](repeating: -1, count: j - i)
                 for (index, term) in cjkTerms {
@@ -57,7 +58,7 @@ public enum Snippet {
                 i = j
             } else if s.properties.isAlphabetic || s.properties.numericType != nil {
                 var j = i
-                while j < scalars.count, !QueryText.isCJK(scalars[j].value),
+                while j < scalars.count, !TextClasses.isCJK(scalars[j].value),
                       scalars[j].properties.isAlphabetic || scalars[j].properties.numericType != nil { j += 1 }
                 let word = String(String.UnicodeScalarView(scalars[i..<j])).lowercased()
                 var term = -1
@@ -68,7 +69,7 @@ public enum Snippet {
                 i = j
             } else {
                 var j = i
-                while j < scalars.count, !QueryText.isCJK(scalars[j].value),
+                while j < scalars.count, !TextClasses.isCJK(scalars[j].value),
                       !(scalars[j].properties.isAlphabetic || scalars[j].properties.numericType != nil) { j += 1 }
                 tokens.append(Token(scalars: scalars[i..<j], matched: false, term: -1))
                 i = j
@@ -124,7 +125,7 @@ public enum Snippet {
 
     static func isWordToken(_ t: Token) -> Bool {
         guard let s = t.scalars.first else { return false }
-        return QueryText.isCJK(s.value) || s.properties.isAlphabetic || s.properties.numericType != nil
+        return TextClasses.isCJK(s.value) || s.properties.isAlphabetic || s.properties.numericType != nil
     }
 }
 

@@ -3,21 +3,9 @@
 // the indexed copy and the query are both segmented into overlapping CJK
 // bigrams instead ("東京 京都 都庁"), which makes CJK words findable.
 
-public enum FullText {
-    /// True for Han, kana, Hangul and CJK compatibility characters.
-    public static func isCJK(_ v: UInt32) -> Bool {
-        switch v {
-        case 0x3040...0x30FF, 0x31F0...0x31FF,     // Hiragana, Katakana
-             0x3400...0x4DBF, 0x4E00...0x9FFF,     // CJK Unified Ideographs (+ Ext. A)
-             0xF900...0xFAFF,                      // Compatibility Ideographs
-             0xAC00...0xD7AF, 0x1100...0x11FF,     // Hangul
-             0x20000...0x2FA1F:                    // Ext. B-F, Compatibility Supplement
-            return true
-        default:
-            return false
-        }
-    }
+import IBCore
 
+public enum FullText {
     /// The text as it is indexed: CJK runs become space-separated overlapping
     /// bigrams (a single CJK character stays itself); everything else is unchanged.
     public static func segment(_ text: String) -> String {
@@ -26,7 +14,7 @@ public enum FullText {
         for byte in text.utf8 where byte >= 0xE1 { mayHaveCJK = true; break }
         guard mayHaveCJK else { return text }
         var hasCJK = false
-        for s in text.unicodeScalars where isCJK(s.value) { hasCJK = true; break }
+        for s in text.unicodeScalars where TextClasses.isCJK(s.value) { hasCJK = true; break }
         guard hasCJK else { return text }
         var out = String.UnicodeScalarView()
         var run: [Unicode.Scalar] = []
@@ -45,7 +33,7 @@ public enum FullText {
             run.removeAll(keepingCapacity: true)
         }
         for s in text.unicodeScalars {
-            if isCJK(s.value) { run.append(s) } else { flush(); out.append(s) }
+            if TextClasses.isCJK(s.value) { run.append(s) } else { flush(); out.append(s) }
         }
         flush()
         return String(out)
@@ -69,7 +57,7 @@ public enum FullText {
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for s in text.unicodeScalars {
-            if s.properties.isAlphabetic || s.properties.numericType != nil || isCJK(s.value) {
+            if s.properties.isAlphabetic || s.properties.numericType != nil || TextClasses.isCJK(s.value) {
                 current.append(s)
             } else if !current.isEmpty {
                 words.append(String(current)); current = String.UnicodeScalarView()

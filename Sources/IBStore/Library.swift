@@ -394,10 +394,5 @@ public final class Library {
 }
 
 extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s.removeFirst() }
-        while let c = s.last, c.isWhitespace { s.removeLast() }
-        return String(s)
-    }
+    var trimmingSpaces: String { TextClasses.trim(self, where: \.isWhitespace) }
 }
