@@ -18,7 +18,8 @@
 ** dispatcher, shared with the encoder's kernels), or one forced with the
 ** IBVEC_KERNEL environment variable or ibvec_set_kernel().  Sets the CPU
 ** cannot run are still compiled (target attributes); scalar and avx2 can be
-** forced on any x86-64-v3 CPU, which is how the tests cover them.
+** forced on any x86-64-v3 CPU, and IBVEC_VNNI=0 keeps avx512 off VNNI,
+** which is how the tests cover every kernel on one machine.
 */
 #include "ibvec_int.h"
 #include "ib_simd.h"
@@ -167,12 +168,11 @@ IBVEC_AVX2 static float reduce16Avx2(__m256 lo, __m256 hi){
   return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
 }
 
-/* One finished sum of the two-vector pass: in registers when n is a
-** multiple of 16, else through memory with the tail. */
-IBVEC_AVX2 static float finishPairAvx2(__m256 lo, __m256 hi, const float *a,
-                                       const float *b, int n16, int n){
+/* A sum whose length is not a multiple of 16: the lanes through memory,
+** then the tail. */
+IBVEC_AVX2 static float tailAvx2(__m256 lo, __m256 hi, const float *a,
+                                 const float *b, int n16, int n){
   float acc[16];
-  if( n16==n ) return reduce16Avx2(lo, hi);
   store16Avx2(acc, lo, hi);
   return finishDot(acc, a, b, n16, n);
 }
@@ -196,10 +196,15 @@ IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
       dy0 = _mm256_fmadd_ps(q0, y0, dy0); dy1 = _mm256_fmadd_ps(q1, y1, dy1);
       vy0 = _mm256_fmadd_ps(y0, y0, vy0); vy1 = _mm256_fmadd_ps(y1, y1, vy1);
     }
-    dots[k] = finishPairAvx2(dx0, dx1, q, x, n16, n);
-    vvs[k] = finishPairAvx2(vx0, vx1, x, x, n16, n);
-    dots[k+1] = finishPairAvx2(dy0, dy1, q, y, n16, n);
-    vvs[k+1] = finishPairAvx2(vy0, vy1, y, y, n16, n);
+    if( n16==n ){
+      dots[k] = reduce16Avx2(dx0, dx1); vvs[k] = reduce16Avx2(vx0, vx1);
+      dots[k+1] = reduce16Avx2(dy0, dy1); vvs[k+1] = reduce16Avx2(vy0, vy1);
+      continue;
+    }
+    dots[k] = tailAvx2(dx0, dx1, q, x, n16, n);
+    vvs[k] = tailAvx2(vx0, vx1, x, x, n16, n);
+    dots[k+1] = tailAvx2(dy0, dy1, q, y, n16, n);
+    vvs[k+1] = tailAvx2(vy0, vy1, y, y, n16, n);
   }
   for(; k<nVec; k++){
     const float *v = V + (size_t)k*n;
@@ -284,15 +289,17 @@ IBVEC_AVX512 static float l2sqAvx512(const float *a, const float *b, int n){
   return finishL2(acc, a, b, n16, n);
 }
 
-/* One finished sum of the four-vector pass (see finishPairAvx2). */
-IBVEC_AVX512 static float finishAvx512(__m512 z, const float *a, const float *b,
-                                       int n16, int n){
+/* reduce16 of the sixteen lanes of z, in registers. */
+IBVEC_AVX512 static float reduce16Avx512(__m512 z){
+  __m256 lo = _mm512_castps512_ps256(z);
+  __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
+  return reduce16Avx2(lo, hi);
+}
+
+/* A sum whose length is not a multiple of 16 (see tailAvx2). */
+IBVEC_AVX512 static float tailAvx512(__m512 z, const float *a, const float *b,
+                                     int n16, int n){
   float acc[16];
-  if( n16==n ){
-    __m256 lo = _mm512_castps512_ps256(z);
-    __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
-    return reduce16Avx2(lo, hi);
-  }
   _mm512_storeu_ps(acc, z);
   return finishDot(acc, a, b, n16, n);
 }
@@ -317,9 +324,15 @@ IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
       d[2] = _mm512_fmadd_ps(qv, a2, d[2]); s[2] = _mm512_fmadd_ps(a2, a2, s[2]);
       d[3] = _mm512_fmadd_ps(qv, a3, d[3]); s[3] = _mm512_fmadd_ps(a3, a3, s[3]);
     }
+    if( n16==n ){
+      for(j=0; j<4; j++){
+        dots[k+j] = reduce16Avx512(d[j]); vvs[k+j] = reduce16Avx512(s[j]);
+      }
+      continue;
+    }
     for(j=0; j<4; j++){
-      dots[k+j] = finishAvx512(d[j], q, x[j], n16, n);
-      vvs[k+j] = finishAvx512(s[j], x[j], x[j], n16, n);
+      dots[k+j] = tailAvx512(d[j], q, x[j], n16, n);
+      vvs[k+j] = tailAvx512(s[j], x[j], x[j], n16, n);
     }
   }
   for(; k<nVec; k++){
@@ -484,27 +497,41 @@ IBVEC_VNNI static void i8BatchVnni(const int16_t *q16, const int8_t *V, int nVec
   if( k<nVec ) i8BatchAvx512(q16, V+(size_t)k*n, nVec-k, n, dots+k, vvs+k);
 }
 
+/* The bit sums of four vectors at b (nByte <= 64 bytes each) with byte dot
+** products: sum(q over set bits) = dpbusd(1, q masked by the bits); aQ8
+** holds the query codes as bytes (they are within [-127, 127]). */
+IBVEC_VNNI static void bitFourVnni(const int8_t *aQ8, const uint8_t *b, int nByte,
+                                   int32_t *out){
+  const __m512i ones = _mm512_set1_epi8(1);
+  const uint8_t *ap[4] = { b, b + nByte, b + 2*nByte, b + 3*nByte };
+  __m512i acc[4], qv;
+  int i, j, n8 = nByte & ~7;
+  for(j=0; j<4; j++) acc[j] = _mm512_setzero_si512();
+  for(i=0; i<n8; i+=8){
+    qv = _mm512_loadu_si512((const void*)(aQ8+i*8));
+    for(j=0; j<4; j++){
+      uint64_t m;
+      memcpy(&m, ap[j]+i, 8);
+      acc[j] = _mm512_dpbusd_epi32(acc[j], ones, _mm512_maskz_mov_epi8(m, qv));
+    }
+  }
+  if( n8<nByte ){
+    qv = _mm512_loadu_si512((const void*)(aQ8+n8*8));
+    for(j=0; j<4; j++){
+      __mmask64 m = bits64(ap[j], n8, nByte);
+      acc[j] = _mm512_dpbusd_epi32(acc[j], ones, _mm512_maskz_mov_epi8(m, qv));
+    }
+  }
+  sum4Avx512(acc, out);
+}
+
 IBVEC_VNNI static void bitBatchVnni(const int16_t *q16, const uint8_t *B, int nVec,
                                     int nByte, int32_t *out){
-  const __m512i ones = _mm512_set1_epi8(1);
-  int k = 0, i, j, nQ = (nByte+7) & ~7;
+  int k = 0, i, nQ = (nByte+7) & ~7;
   int8_t aQ8[512];
-  /* the query codes as bytes (they are within [-127, 127]), 64 per register:
-  ** sum(q over set bits) = dpbusd(1, q masked by the bits) */
   if( nByte<=64 ){
     for(i=0; i<nQ*8; i++) aQ8[i] = i < nByte*8 ? (int8_t)q16[i] : 0;
-    for(; k+4<=nVec; k+=4){
-      __m512i acc[4];
-      for(j=0; j<4; j++){
-        const uint8_t *b = B + (size_t)(k+j)*nByte;
-        acc[j] = _mm512_setzero_si512();
-        for(i=0; i<nByte; i+=8){
-          __m512i qv = _mm512_maskz_loadu_epi8((__mmask64)bits64(b, i, nByte), aQ8+i*8);
-          acc[j] = _mm512_dpbusd_epi32(acc[j], ones, qv);
-        }
-      }
-      sum4Avx512(acc, out+k);
-    }
+    for(; k+4<=nVec; k+=4) bitFourVnni(aQ8, B + (size_t)k*nByte, nByte, out+k);
   }
   if( k<nVec ) bitBatchAvx512(q16, B+(size_t)k*nByte, nVec-k, nByte, out+k);
 }
@@ -530,11 +557,20 @@ static const IbKernel ibvecAvx512Vnni = {
 
 static const IbKernel *ibvecKernelPtr = 0;
 
+/* The AVX-512 set: with VNNI when the CPU has it, unless the environment
+** says IBVEC_VNNI=0.  (Tests set it to run the plain AVX-512 int8 and bit
+** kernels on CPUs that have VNNI; the results are the same integers.) */
+static const IbKernel *avx512Kernel(void){
+  const char *z = getenv("IBVEC_VNNI");
+  if( z && strcmp(z, "0")==0 ) return &ibvecAvx512;
+  return ib_cpu_has_vnni() ? &ibvecAvx512Vnni : &ibvecAvx512;
+}
+
 /* The kernel set named z ("auto" or NULL: the widest the CPU runs); NULL
 ** when the name is unknown or the CPU cannot run it. */
 static const IbKernel *kernelByName(const char *z){
   switch( ib_cpu_isa_named(z) ){
-    case IB_ISA_AVX512: return ib_cpu_has_vnni() ? &ibvecAvx512Vnni : &ibvecAvx512;
+    case IB_ISA_AVX512: return avx512Kernel();
     case IB_ISA_AVX2:   return &ibvecAvx2;
     case IB_ISA_SCALAR: return &ibvecScalar;
     default:            return 0;
