@@ -246,6 +246,20 @@ final class IBVecTests: XCTestCase {
         XCTAssertEqual(try db.one("SELECT vec_distance_hamming(vec_quantize_bits('[1,-1,1]'), vec_quantize_bits('[1,1,-1]'))").int, 2)
     }
 
+    /// The one int8 rule (ib_quantize_i8): ties round to even, in vec_quantize_i8, in
+    /// vec_block_i8 and in ib-embed's window codes (WindowTests.testWindowCodesRoundTiesToEven
+    /// pins the same bytes for the same vector on the Swift side).
+    func testInt8TiesRoundToEven() throws {
+        let db = try VecDB()
+        let row: [Float] = [127, 12.5, -8.5, 4.5, -2.5]
+        let want: [Int8] = [127, 12, -8, 4, -2]  // half away from zero: 127, 13, -9, 5, -3
+        XCTAssertEqual(try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(row))]).bytes.map { Int8(bitPattern: $0) }, want)
+        XCTAssertEqual(try db.one("SELECT vec_block_i8(?, 5)", [.blob(blob(row))]).bytes.map { Int8(bitPattern: $0) }, want)
+        let pooled = row.map { $0 / 128 }  // what the window pooling makes of it: exact
+        XCTAssertEqual(try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(pooled))]).bytes.map { Int8(bitPattern: $0) }, want)
+        XCTAssertEqual(try db.one("SELECT hex(vec_quantize_i8('[127,0.5,1.5,2.5,-0.5,-1.5,-2.5]'))").string, "7F00020200FEFE")
+    }
+
     func testBlockHelpersMatchPerVectorFunctions() throws {
         let db = try VecDB()
         var rng = Rng(state: 11)

@@ -26,6 +26,8 @@ expect dims 3 "SELECT vec_dims('[1,2,3]')"
 expect cosine "1.0|5.0|-11.0" "SELECT vec_distance_cosine('[1,0]','[0,1]'), vec_distance_l2('[0,0]','[3,4]'), vec_distance_dot('[1,2]','[3,4]')"
 expect normalize "[0.6,0.8]" "SELECT vec_json(vec_normalize('[3,4]'))"
 expect quantize "7FC000|05|2" "SELECT hex(vec_quantize_i8('[1,-0.5,0]')), hex(vec_quantize_bits('[1,-1,1]')), vec_distance_hamming(vec_quantize_bits('[1,-1,1]'), vec_quantize_bits('[1,1,-1]'))"
+# int8 ties round to even, the rule ib-embed's window codes use (IBModelTests WindowTests pins the same bytes)
+expect quantize-ties "7F0CF804FE|7F00020200FEFE" "SELECT hex(vec_quantize_i8('[127,12.5,-8.5,4.5,-2.5]')), hex(vec_quantize_i8('[127,0.5,1.5,2.5,-0.5,-1.5,-2.5]'))"
 expect_error nan "NaN" "SELECT vec_f32('[1, NaN]')"
 expect_error malformed "malformed JSON" "SELECT vec_f32('[1, 2')"
 expect_error bloblen "multiple of 4" "SELECT vec_f32(x'010203')"
