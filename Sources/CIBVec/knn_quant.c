@@ -2,10 +2,10 @@
 ** knn_quant.c -- ibvec_knn's int8 and binary modes.
 **
 ** Both rank every passing vector by a cheap integer score from the
-** block's quantised column, keep a pool of the best (by default 8k for
-** int8; for binary 64k or 1/128 of the vectors in scope, whichever is
-** more), then rescore the pool exactly in float: the answer is the k
-** nearest of the pool.
+** block's quantised column, keep a pool of the best (by default the
+** larger of 8k and 64 for int8; for binary the largest of 64k, 1024 and
+** 1/128 of the vectors in scope; 'mode:POOL' sets it), then rescore the
+** pool exactly in float: the answer is the k nearest of the pool.
 **
 **   int8    -cos(q8, v8) with q's norm dropped: -d|d|/(v8.v8), monotonic in
 **           -d/|v8| and without a square root (d = q8.v8).
