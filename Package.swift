@@ -36,13 +36,15 @@ let package = Package(
         .target(name: "IBParse", dependencies: ["IBCore", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
 
         // MARK: the model
-        .target(name: "CKernels", cSettings: cKernelFlags),
+        // One CPU-feature dispatcher and the int8 quantiser, shared by CKernels and CIBVec.
+        .target(name: "CIBSimd", cSettings: cKernelFlags),
+        .target(name: "CKernels", dependencies: ["CIBSimd"], cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
         .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CIBVec", dependencies: ["CSQLite"],
+        .target(name: "CIBVec", dependencies: ["CSQLite", "CIBSimd"],
                 cSettings: cKernelFlags + [.define("SQLITE_CORE"), .unsafeFlags(["-I/usr/include/json-c"])],
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "CIBRank", dependencies: ["CSQLite"], cSettings: cKernelFlags),

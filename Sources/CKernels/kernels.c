@@ -9,7 +9,8 @@
  *
  * The baseline build targets x86-64-v3 (AVX2 + FMA). Functions marked
  * AVX512 are compiled for AVX-512F and only called when the CPU has it
- * (checked once with __builtin_cpu_supports; IB_KERNELS=avx2 forces AVX2).
+ * (the CPU is asked once, through CIBSimd's ib_cpu_isa; IB_KERNELS=avx2
+ * forces AVX2).
  *
  * GEMM layout (BLIS style): for each block of KC along K, pack op(B) into
  * panels of NR columns ([k][NR], zero-padded); A is read in place, MR rows at
@@ -18,6 +19,7 @@
  * per (row, vector) per k. The epilogue adds C (accumulate), the bias, GELU.
  */
 #include "ib_kernels.h"
+#include "ib_simd.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -29,16 +31,15 @@
 #define INLINE static inline __attribute__((always_inline))
 
 /* ------------------------------------------------------------------------ */
-/* Instruction set selection                                                 */
+/* Instruction set selection: the CPU is asked through CIBSimd (ib_simd.h),  */
+/* the one dispatcher CKernels shares with the vector extension.             */
 
 static int use_avx512 = -1;
 
 static void choose_isa(void) {
-    __builtin_cpu_init();
     const char *forced = getenv("IB_KERNELS");
     if (forced && strcmp(forced, "avx2") == 0) { use_avx512 = 0; return; }
-    use_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-              && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    use_avx512 = ib_cpu_isa() == IB_ISA_AVX512;
 }
 
 static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
@@ -50,8 +51,7 @@ static int has_avx512(void) {
 
 int ib_kernels_select(int avx512) {
     pthread_once(&isa_once, choose_isa);
-    use_avx512 = avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
-              && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    use_avx512 = avx512 && ib_cpu_isa() == IB_ISA_AVX512;
     return use_avx512;
 }
 
@@ -386,12 +386,8 @@ static void gemm_few_rows(int M, int N, int K, const float *A, int lda, const fl
  */
 #define BF16 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx512bf16")))
 
-static int bf16_state = -1;
-static void choose_bf16(void) { __builtin_cpu_init(); bf16_state = __builtin_cpu_supports("avx512bf16") != 0; }
-static pthread_once_t bf16_once = PTHREAD_ONCE_INIT;
 int ib_kernels_have_bf16(void) {
-    if (bf16_state < 0) pthread_once(&bf16_once, choose_bf16);
-    return bf16_state && has_avx512();
+    return ib_cpu_has_bf16() && has_avx512();
 }
 
 static _Thread_local buffer_t bf16_a_buffer, bf16_b_buffer, bf16_tmp_buffer;

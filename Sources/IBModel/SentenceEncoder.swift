@@ -14,6 +14,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CIBSimd
 import CKernels
 import IBCore
 import IBTokenizer
@@ -147,7 +148,8 @@ public final class SentenceEncoder: @unchecked Sendable {
 
     /// Window vectors from a chunk's final hidden states (length x dim): each span
     /// mean-pooled and scaled to unit length, then quantised to int8 by its largest
-    /// component (codes = round(127 v / max|v|)), `dim` codes per window, in span order.
+    /// component with ib_quantize_i8 (CIBSimd: codes = round-half-even(v / max|v| * 127),
+    /// the one rule ibvec's vectors_i8 use too), `dim` codes per window, in span order.
     static func windowCodes(states: UnsafePointer<Float>, dim: Int, spans: [(start: Int, end: Int)]) -> [Int8] {
         var codes = [Int8](repeating: 0, count: spans.count * dim)
         var pooled = [Float](repeating: 0, count: dim)
@@ -155,10 +157,11 @@ public final class SentenceEncoder: @unchecked Sendable {
             pooled.withUnsafeMutableBufferPointer { p in
                 ib_mean_pool(states + span.start * dim, Int32(span.end - span.start), Int32(dim), Int32(dim), 1, p.baseAddress!)
             }
-            var largest: Float = 0
-            for v in pooled { largest = max(largest, abs(v)) }
-            let scale = largest > 0 ? 127 / largest : 0
-            for j in 0..<dim { codes[w * dim + j] = Int8((pooled[j] * scale).rounded()) }
+            pooled.withUnsafeBufferPointer { p in
+                codes.withUnsafeMutableBufferPointer { c in
+                    ib_quantize_i8(p.baseAddress!, Int32(dim), c.baseAddress! + w * dim, nil)
+                }
+            }
         }
         return codes
     }

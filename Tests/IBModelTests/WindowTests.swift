@@ -106,4 +106,16 @@ final class WindowTests: XCTestCase {
             for q in alone.indices where q != p { XCTAssertGreaterThan(own, Self.dot(windows[fixed + p], alone[q]) + 0.2) }
         }
     }
+
+    /// One int8 rule for the whole toolchain: window codes round ties to even, the bytes
+    /// ibvec's vec_quantize_i8 gives for the same vector (IBVecTests.testInt8TiesRoundToEven,
+    /// scripts/e2e/ibvec.sh). The row's norm is 128, so pooling leaves it exact and every
+    /// component but the largest lands on a tie: 12.5, -8.5, 4.5, -2.5.
+    func testWindowCodesRoundTiesToEven() {
+        let row: [Float] = [127, 12.5, -8.5, 4.5, -2.5]
+        let codes = row.withUnsafeBufferPointer {
+            SentenceEncoder.windowCodes(states: $0.baseAddress!, dim: row.count, spans: [(start: 0, end: 1)])
+        }
+        XCTAssertEqual(codes, [127, 12, -8, 4, -2], "half away from zero would give [127, 13, -9, 5, -3]")
+    }
 }

@@ -1,4 +1,4 @@
-// Tests of the ibvec SQLite extension (Sources/CIBVec/ibvec.c) through a real
+// Tests of the ibvec SQLite extension (Sources/CIBVec) through a real
 // SQLite connection: every SQL function against a plain Swift reference, the
 // errors for bad input, ibvec_knn's in-scan book/page filter, identical
 // results across the forced SIMD kernels, and int8/binary recall.
@@ -165,8 +165,23 @@ private func availableKernels() -> [String] {
     ["scalar", "avx2", "avx512"].filter { ibvec_set_kernel($0) == 0 }
 }
 
+/// The kernels to compare: every one this CPU runs, and AVX-512 once more with
+/// IBVEC_VNNI=0 ("avx512-novnni") so that the plain AVX-512 int8 and bit kernels run
+/// on CPUs that have VNNI too. useKernel selects one of them.
+private func kernelVariants() -> [String] {
+    let names = availableKernels()
+    return names.contains("avx512") ? names + ["avx512-novnni"] : names
+}
+
+/// Selects a kernel variant through SQL, as a caller would; returns the name ibvec reports.
+private func useKernel(_ db: VecDB, _ variant: String) throws -> String {
+    if variant == "avx512-novnni" { setenv("IBVEC_VNNI", "0", 1) } else { unsetenv("IBVEC_VNNI") }
+    defer { unsetenv("IBVEC_VNNI") }
+    return try db.one("SELECT ibvec_set_kernel(?)", [.text(variant == "avx512-novnni" ? "avx512" : variant)]).string
+}
+
 final class IBVecTests: XCTestCase {
-    override func tearDown() { _ = ibvec_set_kernel("auto") }
+    override func tearDown() { unsetenv("IBVEC_VNNI"); _ = ibvec_set_kernel("auto") }
 
     func testF32JsonDims() throws {
         let db = try VecDB()
@@ -231,6 +246,20 @@ final class IBVecTests: XCTestCase {
         XCTAssertEqual(try db.one("SELECT vec_distance_hamming(vec_quantize_bits('[1,-1,1]'), vec_quantize_bits('[1,1,-1]'))").int, 2)
     }
 
+    /// The one int8 rule (ib_quantize_i8): ties round to even, in vec_quantize_i8, in
+    /// vec_block_i8 and in ib-embed's window codes (WindowTests.testWindowCodesRoundTiesToEven
+    /// pins the same bytes for the same vector on the Swift side).
+    func testInt8TiesRoundToEven() throws {
+        let db = try VecDB()
+        let row: [Float] = [127, 12.5, -8.5, 4.5, -2.5]
+        let want: [Int8] = [127, 12, -8, 4, -2]  // half away from zero: 127, 13, -9, 5, -3
+        XCTAssertEqual(try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(row))]).bytes.map { Int8(bitPattern: $0) }, want)
+        XCTAssertEqual(try db.one("SELECT vec_block_i8(?, 5)", [.blob(blob(row))]).bytes.map { Int8(bitPattern: $0) }, want)
+        let pooled = row.map { $0 / 128 }  // what the window pooling makes of it: exact
+        XCTAssertEqual(try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(pooled))]).bytes.map { Int8(bitPattern: $0) }, want)
+        XCTAssertEqual(try db.one("SELECT hex(vec_quantize_i8('[127,0.5,1.5,2.5,-0.5,-1.5,-2.5]'))").string, "7F00020200FEFE")
+    }
+
     func testBlockHelpersMatchPerVectorFunctions() throws {
         let db = try VecDB()
         var rng = Rng(state: 11)
@@ -280,12 +309,16 @@ final class IBVecTests: XCTestCase {
         var rng = Rng(state: 99)
         let chunks = (0..<700).map { Chunk(book: $0 % 2 == 0 ? "a" : "b", key: $0, endPage: $0 % 40 + 1, vector: rng.vector(37)) }
         try store(db, chunks, blockSize: 128)
-        let kernels = availableKernels()
+        let wide = try VecDB()
+        try wide.rows(schema)
+        try store(wide, (0..<150).map { Chunk(book: "w", key: $0, endPage: 1, vector: rng.vector(600)) }, blockSize: 64)
+        let kernels = kernelVariants()
         XCTAssertTrue(kernels.contains("scalar"))
         var reference: [String: [Value]]?
         for kernel in kernels {
-            XCTAssertEqual(try db.one("SELECT ibvec_set_kernel(?)", [.text(kernel)]).string, kernel)
-            XCTAssertEqual(try db.one("SELECT ibvec_kernel()").string, kernel)
+            let name = kernel == "avx512-novnni" ? "avx512" : kernel
+            XCTAssertEqual(try useKernel(db, kernel), name)
+            XCTAssertEqual(try db.one("SELECT ibvec_kernel()").string, name)
             var results: [String: [Value]] = [:]
             var local = Rng(state: 5)
             for dim in [1, 7, 16, 31, 384] {
@@ -294,8 +327,14 @@ final class IBVecTests: XCTestCase {
             }
             var qr = Rng(state: 8)
             let q = VecDB.Arg.blob(blob(qr.vector(37)))
-            for mode in ["exact", "int8", "binary"] {
+            // (small pools, so that the int8 and bit scores choose what is rescored)
+            for mode in ["exact", "int8", "binary", "int8:30", "binary:30"] {
                 results[mode] = try db.rows("SELECT book_id, key, distance FROM ibvec_knn(?, 25, NULL, ?)", [q, .text(mode)]).flatMap { $0 }
+            }
+            // wide vectors: 75 bytes of bits (past VNNI's 64-byte path), 600 int8 codes
+            let wq = VecDB.Arg.blob(blob(qr.vector(600)))
+            for mode in ["exact", "int8:10", "binary:10"] {
+                results["wide-" + mode] = try wide.rows("SELECT key, distance FROM ibvec_knn(?, 7, NULL, ?)", [wq, .text(mode)]).flatMap { $0 }
             }
             if let reference {
                 for (name, values) in reference {
@@ -450,8 +489,8 @@ final class IBVecTests: XCTestCase {
         }
         try store(db, chunks, blockSize: 100)
         let queries = [base[2], base[4].map { -$0 }, rng.vector(dim), rng.vector(dim).map { $0 * 1e-20 }]
-        for kernel in availableKernels() {
-            _ = try db.one("SELECT ibvec_set_kernel(?)", [.text(kernel)])
+        for kernel in kernelVariants() {
+            _ = try useKernel(db, kernel)
             for q in queries {
                 for (k, scope) in [(10, nil), (1, "{\"b\": null}"), (50, "{\"a\": 20, \"c\": null}"), (300, nil)] as [(Int, String?)] {
                     let args: [VecDB.Arg] = [.blob(blob(q)), .int(k), scope.map { .text($0) } ?? .null]

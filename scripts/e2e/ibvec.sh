@@ -26,6 +26,8 @@ expect dims 3 "SELECT vec_dims('[1,2,3]')"
 expect cosine "1.0|5.0|-11.0" "SELECT vec_distance_cosine('[1,0]','[0,1]'), vec_distance_l2('[0,0]','[3,4]'), vec_distance_dot('[1,2]','[3,4]')"
 expect normalize "[0.6,0.8]" "SELECT vec_json(vec_normalize('[3,4]'))"
 expect quantize "7FC000|05|2" "SELECT hex(vec_quantize_i8('[1,-0.5,0]')), hex(vec_quantize_bits('[1,-1,1]')), vec_distance_hamming(vec_quantize_bits('[1,-1,1]'), vec_quantize_bits('[1,1,-1]'))"
+# int8 ties round to even, the rule ib-embed's window codes use (IBModelTests WindowTests pins the same bytes)
+expect quantize-ties "7F0CF804FE|7F00020200FEFE" "SELECT hex(vec_quantize_i8('[127,12.5,-8.5,4.5,-2.5]')), hex(vec_quantize_i8('[127,0.5,1.5,2.5,-0.5,-1.5,-2.5]'))"
 expect_error nan "NaN" "SELECT vec_f32('[1, NaN]')"
 expect_error malformed "malformed JSON" "SELECT vec_f32('[1, 2')"
 expect_error bloblen "multiple of 4" "SELECT vec_f32(x'010203')"
@@ -70,11 +72,16 @@ expect brute-force "1" "WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n+1 FR
   want AS (SELECT group_concat(d) g FROM (SELECT d FROM v ORDER BY d LIMIT 5)),
   got AS (SELECT group_concat(distance) g FROM ibvec_knn('$q', 5, '{\"c\": null}'))
   SELECT want.g = got.g FROM want, got"
-# every kernel the CPU has gives the same answer
-ref=$(cd "$tmp" && sqlite3 "$tmp/lib.db" '.load ./ibvec' "SELECT ibvec_set_kernel('scalar')" "SELECT group_concat(book_id||key||':'||distance) FROM ibvec_knn('$q', 20)" | tail -1)
-for k in avx2 avx512; do
-  got=$(cd "$tmp" && sqlite3 "$tmp/lib.db" '.load ./ibvec' "SELECT ibvec_set_kernel('$k')" "SELECT group_concat(book_id||key||':'||distance) FROM ibvec_knn('$q', 20)" 2>/dev/null | tail -1)
-  [ -z "$got" ] || [ "$got" = "$ref" ] || fail "kernel $k differs from scalar"
+# every kernel the CPU has gives the same answer, in every mode (small pools: the
+# int8 and bit kernels choose what is rescored); IBVEC_VNNI=0 runs AVX-512 without VNNI
+for mode in exact int8:30 binary:30; do
+  knn="SELECT group_concat(book_id||key||':'||distance) FROM ibvec_knn('$q', 20, NULL, '$mode')"
+  ref=$(cd "$tmp" && sqlite3 "$tmp/lib.db" '.load ./ibvec' "SELECT ibvec_set_kernel('scalar')" "$knn" | tail -1)
+  for k in avx2 avx512 avx512:novnni; do
+    got=$(cd "$tmp" && IBVEC_VNNI=$([ "$k" = avx512:novnni ] && echo 0) sqlite3 "$tmp/lib.db" '.load ./ibvec' \
+          "SELECT ibvec_set_kernel('${k%%:*}')" "$knn" 2>/dev/null | tail -1)
+    [ -z "$got" ] || [ "$got" = "$ref" ] || fail "kernel $k differs from scalar in $mode"
+  done
 done
 expect_error knn-dims "dimensions" "SELECT * FROM ibvec_knn('[1,2]', 10)"
 expect_error knn-k "k must be" "SELECT * FROM ibvec_knn('$q', 0)"

@@ -1,9 +1,9 @@
 /*
 ** ibvec: float32 vector functions and in-scan filtered k-nearest-neighbour
-** search for SQLite.  See ibvec.c for the implementation and man/man7/ibvec.7
-** for the full reference.
+** search for SQLite.  The sources are Sources/CIBVec (ibvec_int.h lists the
+** parts) and Sources/CIBSimd; man/man7/ibvec.7 is the full reference.
 **
-** The extension is one C file compiled two ways:
+** The extension is compiled two ways:
 **   - into the ib executables with SQLITE_CORE defined; call
 **     sqlite3_ibvec_init(db, 0, 0) on each connection, or register it once with
 **     sqlite3_auto_extension((void(*)(void))sqlite3_ibvec_init);
@@ -62,7 +62,9 @@ int ibvec_set_kernel(const char *name);
 
 /* Quantises one vector of dim floats to int8 codes with one symmetric scale:
 ** scale = max|x| / 127, code = round-half-even(x / max|x| * 127); so
-** x ~= code * scale.  A zero vector gets scale 0 and all-zero codes. */
+** x ~= code * scale.  A zero vector gets scale 0 and all-zero codes.  (The
+** same function as CIBSimd's ib_quantize_i8, which ib-embed's window codes
+** use: one rounding rule.) */
 void ibvec_quantize_i8(const float *x, int dim, int8_t *codes, float *scale);
 
 /* Sign bits of one vector: bit i (byte i/8, bit i%8, least significant bit
