@@ -119,6 +119,7 @@ public final class CaptureStore {
         try records.addNote(bookID: bookID, text: text, page: page, chapter: chapter, kind: kind, tags: tags, now: now)
     }
 
+    @discardableResult
     public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String) throws -> Int {
         try records.addProgress(bookID: bookID, page: page, pagesRead: pagesRead, kind: kind, now: now)
     }

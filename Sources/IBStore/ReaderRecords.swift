@@ -123,6 +123,7 @@ public struct ReaderRecords {
         return Int(db.lastInsertRowID)
     }
 
+    @discardableResult
     public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String) throws -> Int {
         try db.run("INSERT INTO progress_events (book_id, page, pages_read, kind, created_at) VALUES (?, ?, ?, ?, ?)",
                    bookID, page, pagesRead, kind, now)
