@@ -59,52 +59,14 @@ const char *ib_kernels_isa(void) { return has_avx512() ? "avx512" : "avx2"; }
 
 /* ------------------------------------------------------------------------ */
 /* exp and GELU, vectorised                                                   */
-/*
- * exp: Cephes expf. x = n ln2 + r with |r| <= ln2/2, exp(r) by a degree-6
- * polynomial, times 2^n. About 1 ulp.
- */
 #define EXP_HI 88.3762626647949f
 #define EXP_LO -87.3365447504019f
 #define LOG2E 1.44269504088896341f
 #define LN2_HI 0.693359375f
 #define LN2_LO -2.12194440e-4f
-
-static inline __m256 exp256(__m256 x) {
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(EXP_LO)), _mm256_set1_ps(EXP_HI));
-    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-AVX512 static inline __m512 exp512(__m512 x) {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(EXP_LO)), _mm512_set1_ps(EXP_HI));
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_HI), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_LO), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_scalef_ps(p, n);
-}
-
-/*
- * GELU(x) = x/2 * (1 + erf(x / sqrt 2)), with erf(z) = z P(z^2) / Q(z^2) on z
- * clamped to [-4, 4] (the rational approximation Eigen and XLA use for float:
- * absolute error below 7e-8). The division is rcp14 plus one Newton step.
- */
+static const float exp_p[6] = {
+    1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f,
+};
 static const float erf_p[7] = {
     -2.72614225801306e-10f, 2.77068142495902e-08f, -2.10102402082508e-06f, -5.69250639462346e-05f,
     -7.34990630326855e-04f, -2.95459980854025e-03f, -1.60960333262415e-02f,
@@ -115,36 +77,64 @@ static const float erf_q[5] = {
 };
 #define INV_SQRT2 0.70710678118654752f
 
-static inline __m256 gelu256(__m256 x) {
-    __m256 z = _mm256_mul_ps(x, _mm256_set1_ps(INV_SQRT2));
-    z = _mm256_min_ps(_mm256_max_ps(z, _mm256_set1_ps(-4.0f)), _mm256_set1_ps(4.0f));
-    __m256 z2 = _mm256_mul_ps(z, z);
-    __m256 p = _mm256_set1_ps(erf_p[0]);
-    for (int i = 1; i < 7; i++) p = _mm256_fmadd_ps(p, z2, _mm256_set1_ps(erf_p[i]));
-    p = _mm256_mul_ps(p, z);
-    __m256 q = _mm256_set1_ps(erf_q[0]);
-    for (int i = 1; i < 5; i++) q = _mm256_fmadd_ps(q, z2, _mm256_set1_ps(erf_q[i]));
+/* 2^n by the exponent bits (AVX2 has no scalef); 1/q by rcp_ps (12 bits) and two Newton steps. */
+static inline __m256 pow2_256(__m256 p, __m256 n) {
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+static inline __m256 recip256(__m256 q) {
     __m256 r = _mm256_rcp_ps(q);
-    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));   /* rcp_ps has 12 bits: */
-    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));   /* two Newton steps */
-    __m256 erf = _mm256_mul_ps(p, r);
-    return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), _mm256_add_ps(erf, _mm256_set1_ps(1.0f)));
+    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));
+    return _mm256_mul_ps(r, _mm256_fnmadd_ps(q, r, _mm256_set1_ps(2.0f)));
+}
+/* 1/q by rcp14 and one Newton step (~23 bits). */
+AVX512 static inline __m512 recip512(__m512 q) {
+    __m512 r = _mm512_rcp14_ps(q);
+    return _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, _mm512_set1_ps(2.0f)));
 }
 
-AVX512 static inline __m512 gelu512(__m512 x) {
-    __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(INV_SQRT2));
-    z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(-4.0f)), _mm512_set1_ps(4.0f));
-    __m512 z2 = _mm512_mul_ps(z, z);
-    __m512 p = _mm512_set1_ps(erf_p[0]);
-    for (int i = 1; i < 7; i++) p = _mm512_fmadd_ps(p, z2, _mm512_set1_ps(erf_p[i]));
-    p = _mm512_mul_ps(p, z);
-    __m512 q = _mm512_set1_ps(erf_q[0]);
-    for (int i = 1; i < 5; i++) q = _mm512_fmadd_ps(q, z2, _mm512_set1_ps(erf_q[i]));
-    __m512 r = _mm512_rcp14_ps(q);
-    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, _mm512_set1_ps(2.0f)));   /* one Newton step: ~23 bits */
-    __m512 erf = _mm512_mul_ps(p, r);
-    return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), _mm512_add_ps(erf, _mm512_set1_ps(1.0f)));
-}
+#define VF __m256
+#define VFN(name) name##256
+#define VATTR
+#define V_SET1 _mm256_set1_ps
+#define V_MIN _mm256_min_ps
+#define V_MAX _mm256_max_ps
+#define V_MUL _mm256_mul_ps
+#define V_ADD _mm256_add_ps
+#define V_FMADD _mm256_fmadd_ps
+#define V_FNMADD _mm256_fnmadd_ps
+#define V_ROUND(x) _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define V_POW2 pow2_256
+#define V_RECIP recip256
+#include "vmath_body.h"
+#undef VF
+#undef VFN
+#undef VATTR
+#undef V_SET1
+#undef V_MIN
+#undef V_MAX
+#undef V_MUL
+#undef V_ADD
+#undef V_FMADD
+#undef V_FNMADD
+#undef V_ROUND
+#undef V_POW2
+#undef V_RECIP
+
+#define VF __m512
+#define VFN(name) name##512
+#define VATTR AVX512
+#define V_SET1 _mm512_set1_ps
+#define V_MIN _mm512_min_ps
+#define V_MAX _mm512_max_ps
+#define V_MUL _mm512_mul_ps
+#define V_ADD _mm512_add_ps
+#define V_FMADD _mm512_fmadd_ps
+#define V_FNMADD _mm512_fnmadd_ps
+#define V_ROUND(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define V_POW2 _mm512_scalef_ps
+#define V_RECIP recip512
+#include "vmath_body.h"
 
 static void gelu_avx2(float *x, int n) {
     int i = 0;
