@@ -401,6 +401,42 @@ BF16 static void rows_to_bf16(const float *X, int ld, int rows, int padRows, int
     }
 }
 
+/*
+ * The tiles of C in the order that keeps A's rows and B's panels in cache: MC
+ * rows at a time, each NR-column panel across them, MR rows at a time. Both
+ * GEMM paths (fp32 and bf16) walk C this way; `tile` does one tile.
+ */
+typedef void (*tile_fn)(const void *job, int row, int rows, int panel, int n0, int cols);
+
+static void for_each_tile(int M, int N, int MR, int NR, tile_fn tile, const void *job) {
+    const int panels = (N + NR - 1) / NR;
+    for (int m0 = 0; m0 < M; m0 += MC) {
+        const int mc = M - m0 < MC ? M - m0 : MC;
+        for (int p = 0; p < panels; p++) {
+            const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+            for (int i = 0; i < mc; i += MR) tile(job, m0 + i, mc - i < MR ? mc - i : MR, p, n0, cols);
+        }
+    }
+}
+
+/* One K block of C += A * B^T over packed panels, and what each tile needs of it. */
+struct gemm_job {
+    const void *A, *panels;     /* float or bf16 (uint16_t), by path */
+    float *C;
+    const float *bias;
+    int lda, ldc, accumulate, gelu;
+    int depth;                  /* what the microkernel steps over: kc floats, or K2/2 bf16 pairs */
+    size_t panelSize;           /* elements (floats or bf16 values) in one packed panel */
+    microkernel_t kernel;       /* fp32 only */
+};
+
+static void fp32_tile(const void *j, int row, int rows, int p, int n0, int cols) {
+    const struct gemm_job *job = j;
+    job->kernel(job->depth, (const float *)job->A + (size_t)row * job->lda, job->lda,
+                (const float *)job->panels + (size_t)p * job->panelSize, job->C + (size_t)row * job->ldc + n0, job->ldc,
+                rows, cols, job->bias ? job->bias + n0 : NULL, job->accumulate, job->gelu);
+}
+
 BF16 static void microkernel_bf16(int pairs, const uint16_t *A, int lda, const uint16_t *Bp, float *C, int ldc,
                                   int rows, int cols, const float *bias, int accumulate, int gelu) {
     const uint32_t *a[MR512];
@@ -417,6 +453,13 @@ BF16 static void microkernel_bf16(int pairs, const uint16_t *A, int lda, const u
         Bp += 64;
     }
     store_tile_avx512(c, C, ldc, rows, cols, bias, accumulate, gelu);
+}
+
+BF16 static void bf16_tile(const void *j, int row, int rows, int p, int n0, int cols) {
+    const struct gemm_job *job = j;
+    microkernel_bf16(job->depth, (const uint16_t *)job->A + (size_t)row * job->lda, job->lda,
+                     (const uint16_t *)job->panels + (size_t)p * job->panelSize, job->C + (size_t)row * job->ldc + n0,
+                     job->ldc, rows, cols, job->bias ? job->bias + n0 : NULL, job->accumulate, job->gelu);
 }
 
 /* C = A * B^T (+ bias) [GELU], B [N, K]; returns 0 when this path cannot run. */
@@ -437,19 +480,9 @@ BF16 static int gemm_bf16(int M, int N, int K, const float *A, int lda, const fl
         for (int j = 0; j < NR; j += 8)
             for (int kk = 0; kk < pairs; kk += 8) transpose8x8(in + (size_t)j * pairs + kk, pairs, out + (size_t)kk * NR + j, NR);
     }
-    const int accumulate = (flags & IB_GEMM_ACCUMULATE) != 0, gelu = (flags & IB_GEMM_GELU) != 0;
-    for (int m0 = 0; m0 < M; m0 += MC) {
-        const int mc = M - m0 < MC ? M - m0 : MC;
-        for (int p = 0; p < panels; p++) {
-            const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
-            const uint16_t *panel = Bb + (size_t)p * NR * K2;
-            for (int i = 0; i < mc; i += MR) {
-                const int rows = mc - i < MR ? mc - i : MR;
-                microkernel_bf16(pairs, Ab + (size_t)(m0 + i) * K2, K2, panel, C + (size_t)(m0 + i) * ldc + n0, ldc,
-                                 rows, cols, bias ? bias + n0 : NULL, accumulate, gelu);
-            }
-        }
-    }
+    const struct gemm_job job = { Ab, Bb, C, bias, K2, ldc, (flags & IB_GEMM_ACCUMULATE) != 0, (flags & IB_GEMM_GELU) != 0,
+                                  pairs, (size_t)NR * K2, NULL };
+    for_each_tile(M, N, MR, NR, bf16_tile, &job);
     return 1;
 }
 
@@ -485,18 +518,8 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
             int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
             pack_b(B, ldb, kn, n0, cols, k0, kc, NR, Bp + (size_t)p * NR * kc);
         }
-        for (int m0 = 0; m0 < M; m0 += MC) {
-            const int mc = M - m0 < MC ? M - m0 : MC;
-            for (int p = 0; p < panels; p++) {
-                const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
-                const float *panel = Bp + (size_t)p * NR * kc;
-                for (int i = 0; i < mc; i += MR) {
-                    const int rows = mc - i < MR ? mc - i : MR;
-                    kernel(kc, A + (size_t)(m0 + i) * lda + k0, lda, panel, C + (size_t)(m0 + i) * ldc + n0, ldc,
-                           rows, cols, blockBias ? blockBias + n0 : NULL, accumulate, gelu);
-                }
-            }
-        }
+        const struct gemm_job job = { A + k0, Bp, C, blockBias, lda, ldc, accumulate, gelu, kc, (size_t)NR * kc, kernel };
+        for_each_tile(M, N, MR, NR, fp32_tile, &job);
     }
 }
 

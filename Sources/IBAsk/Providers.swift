@@ -96,19 +96,8 @@ func providerError(_ error: HTTPError, provider: String, keyVariable: String?, r
     let label = providerLabel(provider)
     switch error.kind {
     case .status:
-        let status = error.status ?? 0
         let excerpt = error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt
-        if status == 401 || status == 403 {
-            let hint = keyVariable.map { " (check \($0))" } ?? ""
-            return IBError("\(label) rejected the request with HTTP \(status)\(hint)\(excerpt)", code: .provider)
-        }
-        if status == 429 {
-            return IBError("\(label) is rate limiting (HTTP 429) and still was after \(retries) retries\(excerpt)", code: .provider)
-        }
-        if status >= 500 {
-            return IBError("\(label) failed with HTTP \(status) (after \(retries) retries)\(excerpt)", code: .provider)
-        }
-        return IBError("\(label) refused the request: HTTP \(status)\(excerpt)", code: .provider)
+        return IBError(error.statusMessage(who: label, keyVariable: keyVariable, retries: retries, detail: excerpt), code: .provider)
     case .connectionRefused:
         return IBError("cannot reach \(label): \(error.message)", code: .provider)
     case .timeout:

@@ -54,6 +54,19 @@ public struct JSONObject: Sendable, Equatable {
 
     public var keys: [String] { entries.map(\.key) }
 
+    /// Sets each field in turn (new keys go last, in the order given).
+    public mutating func set(_ fields: KeyValuePairs<String, JSON>) {
+        for (key, value) in fields { self[key] = value }
+    }
+
+    /// A record's object: its own fields in order, then the unknown fields it was read with.
+    public static func record(_ fields: KeyValuePairs<String, JSON>, extra: JSONObject) -> JSONObject {
+        var o = JSONObject()
+        o.set(fields)
+        for entry in extra.entries { o[entry.key] = entry.value }
+        return o
+    }
+
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.entries.count == rhs.entries.count
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }

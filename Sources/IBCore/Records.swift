@@ -90,18 +90,9 @@ public struct BookRecord: Sendable, Equatable {
     }
 
     public var json: JSON {
-        var o = JSONObject()
-        o["type"] = "book"
-        o["id"] = .string(id)
-        o["title"] = .string(title)
-        o["authors"] = JSON(authors)
-        o["language"] = JSON(language)
-        o["format"] = .string(format)
-        o["source"] = .string(source)
-        o["sha256"] = .string(sha256)
-        o["page_count"] = JSON(pageCount)
-        for entry in extra.entries { o[entry.key] = entry.value }
-        return .object(o)
+        .object(.record(["type": "book", "id": .string(id), "title": .string(title), "authors": JSON(authors),
+                         "language": JSON(language), "format": .string(format), "source": .string(source),
+                         "sha256": .string(sha256), "page_count": JSON(pageCount)], extra: extra))
     }
 }
 
@@ -139,16 +130,9 @@ public struct PageRecord: Sendable, Equatable {
     }
 
     public var json: JSON {
-        var o = JSONObject()
-        o["type"] = "page"
-        o["book_id"] = .string(bookID)
-        o["page"] = JSON(page)
-        o["label"] = JSON(label)
-        o["section_index"] = JSON(sectionIndex)
-        o["section_title"] = JSON(sectionTitle)
-        o["text"] = .string(text)
-        for entry in extra.entries { o[entry.key] = entry.value }
-        return .object(o)
+        .object(.record(["type": "page", "book_id": .string(bookID), "page": JSON(page), "label": JSON(label),
+                         "section_index": JSON(sectionIndex), "section_title": JSON(sectionTitle), "text": .string(text)],
+                        extra: extra))
     }
 }
 
@@ -260,17 +244,10 @@ public struct ChunkRecord: Sendable, Equatable {
 
     /// Writes the record as one JSON line (without the newline).
     public func write(to out: inout [UInt8], encoding: EmbeddingEncoding = .floats) {
-        var o = JSONObject()
-        o["type"] = "chunk"
-        o["book_id"] = .string(bookID)
-        o["index"] = JSON(index)
-        o["start_page"] = JSON(startPage)
-        o["end_page"] = JSON(endPage)
-        o["start_offset"] = JSON(startOffset)
-        o["end_offset"] = JSON(endOffset)
-        o["token_count"] = JSON(tokenCount)
-        o["text"] = .string(text)
-        for entry in extra.entries { o[entry.key] = entry.value }
+        let o = JSONObject.record(["type": "chunk", "book_id": .string(bookID), "index": JSON(index),
+                                   "start_page": JSON(startPage), "end_page": JSON(endPage), "start_offset": JSON(startOffset),
+                                   "end_offset": JSON(endOffset), "token_count": JSON(tokenCount), "text": .string(text)],
+                                  extra: extra)
         var head: [UInt8] = []
         JSON.object(o).write(to: &head)
         guard let embedding else { out.append(contentsOf: head); return }

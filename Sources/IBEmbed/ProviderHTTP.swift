@@ -196,19 +196,8 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         let detail = apiMessage(error.body).map { ": " + $0 } ?? (error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt)
         switch error.kind {
         case .status:
-            let status = error.status ?? 0
-            if status == 401 || status == 403 {
-                let hint = keyVariable.map { " (check \($0))" } ?? ""
-                return IBError("\(who) rejected the request with HTTP \(status)\(hint)\(detail)", code: .provider)
-            }
-            if status == 404 { return IBError(notFoundMessage(detail: detail), code: .provider) }
-            if status == 429 {
-                return IBError("\(who) is rate limiting (HTTP 429) and still was after \(settings.maxRetries) retries\(detail)", code: .provider)
-            }
-            if status >= 500 {
-                return IBError("\(who) failed with HTTP \(status) after \(settings.maxRetries) retries\(detail)", code: .provider)
-            }
-            return IBError("\(who) refused the request with HTTP \(status)\(detail)", code: .provider)
+            if error.status == 404 { return IBError(notFoundMessage(detail: detail), code: .provider) }
+            return IBError(error.statusMessage(who: who, keyVariable: keyVariable, retries: settings.maxRetries, detail: detail), code: .provider)
         case .timeout:
             return IBError("\(who) did not answer in time: \(error.message) (raise it with --timeout SECONDS)", code: .provider)
         case .connectionRefused:

@@ -445,3 +445,18 @@ private final class TaskDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         completionHandler(allow ? request : nil)
     }
 }
+
+extension HTTPError {
+    /// A provider's refusal (a `.status` error) in one line, the same for every tool:
+    /// `who` names the provider (and model), `keyVariable` the API key to check on
+    /// 401/403, `detail` the provider's own message (": ..." or "").
+    public func statusMessage(who: String, keyVariable: String?, retries: Int, detail: String) -> String {
+        let status = self.status ?? 0
+        switch status {
+        case 401, 403: return "\(who) rejected the request with HTTP \(status)\(keyVariable.map { " (check \($0))" } ?? "")\(detail)"
+        case 429: return "\(who) is rate limiting (HTTP 429) and still was after \(retries) retries\(detail)"
+        case 500...: return "\(who) failed with HTTP \(status) after \(retries) retries\(detail)"
+        default: return "\(who) refused the request with HTTP \(status)\(detail)"
+        }
+    }
+}

@@ -35,14 +35,9 @@ public struct BookInfo: Sendable, Equatable {
     /// The book record plus the library's fields, for `list` and `show`.
     public var json: JSON {
         guard case .object(var o) = record.json else { return record.json }
-        o["status"] = .string(status)
-        o["current_page"] = JSON(currentPage)
-        o["chunks"] = JSON(chunkCount)
-        o["embedded"] = JSON(vectorCount)
-        o["model"] = JSON(embeddingModel)
-        o["dim"] = JSON(embeddingDimension)
-        o["created_at"] = .string(Library.normalizedDate(createdAt))
-        o["updated_at"] = .string(Library.normalizedDate(updatedAt))
+        o.set(["status": .string(status), "current_page": JSON(currentPage), "chunks": JSON(chunkCount),
+               "embedded": JSON(vectorCount), "model": JSON(embeddingModel), "dim": JSON(embeddingDimension),
+               "created_at": .string(Library.normalizedDate(createdAt)), "updated_at": .string(Library.normalizedDate(updatedAt))])
         return .object(o)
     }
 }
