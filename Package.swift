@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBSearch", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
         .testTarget(name: "IBIndexTests", dependencies: ["IBIndex", "IBStore"]),
-        .testTarget(name: "IBMCPTests", dependencies: ["IBMCP", "IBCore"]),
+        .testTarget(name: "IBMCPTests", dependencies: ["IBMCP", "IBCore", "IBStore"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
     ],

@@ -71,7 +71,11 @@ final class LibraryAccess {
         } catch let e as RPCError {
             throw e
         } catch let f as CaptureFailure {
-            throw ToolError(f.error.message, detail: f.json.map(Self.ambiguityDetail))
+            guard let json = f.json else { throw ToolError(f.error.message) }
+            // ib-capture's hint (answer with the next line) is for its shell; here the book argument settles it.
+            let hint = "\n" + Messages.text("settle_hint")
+            let message = f.error.message.hasSuffix(hint) ? String(f.error.message.dropLast(hint.count)) : f.error.message
+            throw ToolError(message + "\n" + Self.askHint, detail: Self.ambiguityDetail(json))
         } catch let e as IBError {
             throw ToolError(e.message)
         } catch {
@@ -99,7 +103,7 @@ final class LibraryAccess {
             do {
                 return Self.facts(try library.resolveBook(query))
             } catch let e as IBError where e.code == .ambiguous {
-                throw ToolError(e.message + "\nAsk which one is meant, then call again with its id.",
+                throw ToolError(e.message + "\n" + Self.askHint,
                                 detail: Self.ambiguityDetail(query: query, candidates: try candidates(query, library)))
             }
         }
@@ -119,6 +123,8 @@ final class LibraryAccess {
             ["id": .string(b.id), "title": .string(b.title), "authors": JSON(b.authors)]
         }
     }
+
+    static let askHint = "Ask the user which one is meant, then call again with its id as book."
 
     static func ambiguityDetail(query: String, candidates: [JSON]) -> JSON {
         ["error": "ambiguous", "query": .string(query), "candidates": .array(candidates)]
