@@ -11,8 +11,8 @@ public enum MCPCommand {
         Serves the library to assistants (Claude Desktop, Claude Code, editors,
         agents) over the Model Context Protocol: newline-delimited JSON-RPC 2.0 on
         stdin and stdout. The client starts it; it runs until stdin closes.
-        Protocol versions 2025-11-25 (the newest), 2025-06-18, 2025-03-26 and
-        2024-11-05, by the initialize handshake.
+        Protocol 2026-07-28 (stateless: server/discover, each request's _meta),
+        and 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 by the initialize handshake.
 
         Tools: search_library, get_passage, list_books, book_status, continue_reading,
         capture, add_quote, add_note, log_progress, set_plan. Resources: ib://status

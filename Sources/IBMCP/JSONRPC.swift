@@ -13,6 +13,8 @@ enum RPCCode: Int {
     case internalError = -32603
     /// MCP: resources/read of a URI the server does not have.
     case resourceNotFound = -32002
+    /// MCP 2026-07-28: a protocol version the server does not speak (data: supported, requested).
+    case unsupportedVersion = -32022
 }
 
 /// A request that fails as a whole: becomes the response's "error".

@@ -1,19 +1,37 @@
-// The MCP session: the initialize handshake and version negotiation, then
-// tools, resources and ping. One message in, at most one message out; any
-// failure is an error response, never an exit.
+// The MCP session: both eras of the protocol over one stdio connection.
+// One message in, at most one message out; any failure is an error
+// response, never an exit.
 //
-// Versions: the handshake era, 2024-11-05 to 2025-11-25. A client offering
-// one of those gets it back; any other offer gets 2025-11-25, the newest
-// (the client then decides). Clients before 2025-06-18 get no titles, output
-// schemas or structured content (their protocol has none); the same JSON is
-// in the text content for every client. `server/discover` (the stateless
-// 2026-07-28 era's probe) is answered "method not found", which tells a client
-// to fall back to initialize.
+// The handshake era (2024-11-05 to 2025-11-25): `initialize` negotiates the
+// version (an offer of one of those is accepted, any other gets 2025-11-25,
+// and the client decides), then `notifications/initialized`. Clients before
+// 2025-06-18 get no titles, output schemas or structured content (their
+// protocol has none); the same JSON is in the text content for every client.
+//
+// The modern era (2026-07-28): stateless; every request carries its protocol
+// version and client capabilities in `params._meta`, `server/discover` tells
+// the versions and capabilities, and every result carries `resultType`
+// (lists and reads also `cacheScope` and `ttlMs`) and the server's identity in
+// its `_meta`. A version this server lacks is error -32022 naming the ones it
+// has. The first request fixes a connection's era: after `initialize`, an
+// enveloped request is refused (-32600); after an enveloped request,
+// `initialize` is refused (-32022).
 import IBCore
 
 public final class MCPServer {
     public static let supportedVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     public static var latestVersion: String { supportedVersions[0] }
+    public static let modernVersions = ["2026-07-28"]
+
+    static let versionKey = "io.modelcontextprotocol/protocolVersion"
+    static let capabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
+    static let serverInfoKey = "io.modelcontextprotocol/serverInfo"
+
+    enum Era { case handshake, modern }
+    /// Fixed by the first initialize or enveloped request.
+    var era: Era?
+    /// The version the request being answered speaks (per request in the modern era).
+    var requestVersion: String?
 
     let access: LibraryAccess
     /// The version agreed in initialize; nil before it.
@@ -34,7 +52,7 @@ public final class MCPServer {
         """
 
     /// Titles, output schemas and structured content came with 2025-06-18.
-    var structured: Bool { (protocolVersion ?? Self.latestVersion) >= "2025-06-18" }
+    var structured: Bool { (requestVersion ?? protocolVersion ?? Self.latestVersion) >= "2025-06-18" }
 
     // MARK: messages
 
@@ -61,6 +79,17 @@ public final class MCPServer {
             return nil
         case .request(let id, let method, let params):
             do {
+                if method != "initialize", params["_meta"]?[Self.versionKey] != nil {
+                    return RPCMessage.result(id: id, try modern(method, params))
+                }
+                if method == "initialize", era == .modern {
+                    throw RPCError(.unsupportedVersion, "this connection speaks the \(Self.modernVersions[0]) protocol (per-request _meta); the initialize handshake is not accepted on it",
+                                   data: ["supported": JSON(Self.modernVersions), "requested": params["protocolVersion"] ?? .null])
+                }
+                if method == "server/discover" {
+                    throw RPCError(.invalidParams, "invalid params: server/discover needs params._meta with \(Self.versionKey) and \(Self.capabilitiesKey)")
+                }
+                requestVersion = nil
                 return RPCMessage.result(id: id, try request(method, params))
             } catch let e as RPCError {
                 return RPCMessage.error(id: id, e)
@@ -83,7 +112,8 @@ public final class MCPServer {
             guard let uri = params["uri"]?.stringValue else { throw RPCError(.invalidParams, "invalid params: resources/read needs \"uri\", a string") }
             return try resourceCall { try Resources.read(uri, access) }
         case "server/discover":
-            throw RPCError(.methodNotFound, "method not found: server/discover (ib-mcp speaks the initialize handshake, protocol \(Self.supportedVersions.reversed().joined(separator: ", ")))")
+            return ["supportedVersions": JSON(Self.supportedVersions.reversed() + Self.modernVersions),
+                    "capabilities": Self.capabilities, "instructions": .string(Self.instructions)]
         default:
             throw RPCError(.methodNotFound, "method not found: \(method)")
         }
@@ -95,12 +125,55 @@ public final class MCPServer {
         }
         let version = Self.supportedVersions.contains(offered) ? offered : Self.latestVersion
         protocolVersion = version
+        era = .handshake
+        return ["protocolVersion": .string(version), "capabilities": Self.capabilities,
+                "serverInfo": serverInfo, "instructions": .string(Self.instructions)]
+    }
+
+    static let capabilities: JSON = ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false]]
+
+    var serverInfo: JSON {
         var info = JSONObject([("name", "ib-mcp"), ("version", .string(ibVersion))])
         if structured { info["title"] = "ib: your library" }
-        return ["protocolVersion": .string(version),
-                "capabilities": ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false]],
-                "serverInfo": .object(info),
-                "instructions": .string(Self.instructions)]
+        return .object(info)
+    }
+
+    // MARK: the modern era
+
+    /// One request in the 2026-07-28 envelope: checked, answered, and its result stamped.
+    func modern(_ method: String, _ params: JSONObject) throws -> JSON {
+        if era == .handshake {
+            throw RPCError(.invalidRequest, "invalid request: this connection began with initialize (protocol \(protocolVersion ?? Self.latestVersion)); requests with the \(Self.modernVersions[0]) _meta envelope are not accepted on it")
+        }
+        guard let meta = params["_meta"]?.objectValue, meta[Self.capabilitiesKey] != nil else {
+            throw RPCError(.invalidParams, "invalid params: params._meta is missing \(Self.capabilitiesKey)")
+        }
+        guard let version = meta[Self.versionKey]?.stringValue else {
+            throw RPCError(.invalidParams, "invalid params: \(Self.versionKey) must be a string")
+        }
+        guard Self.modernVersions.contains(version) else {
+            throw RPCError(.unsupportedVersion, "unsupported protocol version \(version); this server speaks \(Self.modernVersions.joined(separator: ", ")) per request (and \(Self.supportedVersions.reversed().joined(separator: ", ")) by initialize)",
+                           data: ["supported": JSON(Self.modernVersions), "requested": .string(version)])
+        }
+        era = .modern
+        requestVersion = version
+        defer { requestVersion = nil }
+        guard case .object(var result) = try request(method, params) else { throw RPCError(.internalError, "internal error: a result that is not an object") }
+        result["resultType"] = "complete"
+        // What may be cached, by whom and for how long: the tool list and the
+        // server's description are the same for everyone; the library is the reader's own and changes.
+        switch method {
+        case "server/discover", "tools/list", "resources/templates/list":
+            result["cacheScope"] = "public"; result["ttlMs"] = 3_600_000
+        case "resources/list", "resources/read":
+            result["cacheScope"] = "private"; result["ttlMs"] = 0
+        default:
+            break
+        }
+        var resultMeta = result["_meta"]?.objectValue ?? JSONObject()
+        resultMeta[Self.serverInfoKey] = serverInfo
+        result["_meta"] = .object(resultMeta)
+        return .object(result)
     }
 
     /// Resource failures other than "not found" (no library, a bad file) are internal errors with the reason.

@@ -122,6 +122,38 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try request("ping")["result"], .object(JSONObject()))
     }
 
+    static let envelope: JSON = ["io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                 "io.modelcontextprotocol/clientCapabilities": [:]]
+
+    func testModernEra() throws {
+        _ = try makeLibrary()
+        let discover = try request("server/discover", ["_meta": Self.envelope])["result"]
+        XCTAssertEqual(discover?["supportedVersions"]?.arrayValue?.compactMap(\.stringValue).last, "2026-07-28")
+        XCTAssertEqual(discover?["resultType"], "complete")
+        XCTAssertEqual(discover?["cacheScope"], "public")
+        XCTAssertEqual(discover?["_meta"]?["io.modelcontextprotocol/serverInfo"]?["name"], "ib-mcp")
+        let list = try request("tools/call", ["name": "list_books", "arguments": [:], "_meta": Self.envelope])["result"]
+        XCTAssertEqual(list?["resultType"], "complete")
+        XCTAssertEqual(list?["structuredContent"]?["books"]?.arrayValue?.count, 3)
+        let read = try request("resources/read", ["uri": "ib://status", "_meta": Self.envelope])["result"]
+        XCTAssertEqual(read?["cacheScope"], "private")
+        XCTAssertEqual(read?["ttlMs"]?.intValue, 0)
+        var old = Self.envelope.objectValue!
+        old["io.modelcontextprotocol/protocolVersion"] = "2025-11-25"
+        let refused = try request("tools/list", ["_meta": .object(old)])["error"]
+        XCTAssertEqual(refused?["code"]?.intValue, -32022)
+        XCTAssertEqual(refused?["data"]?["supported"], ["2026-07-28"])
+        old["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+        old["io.modelcontextprotocol/clientCapabilities"] = nil
+        XCTAssertEqual(try request("tools/list", ["_meta": .object(old)])["error"]?["code"]?.intValue, -32602)
+        // The era is fixed: no handshake on a modern connection, no envelope on a handshake one.
+        XCTAssertEqual(try request("initialize", ["protocolVersion": "2025-11-25", "capabilities": [:],
+                                                  "clientInfo": ["name": "t", "version": "1"]])["error"]?["code"]?.intValue, -32022)
+        server = MCPServer(databasePath: path, modelDirectory: nil)
+        _ = try initialize()
+        XCTAssertEqual(try request("tools/list", ["_meta": Self.envelope])["error"]?["code"]?.intValue, -32600)
+    }
+
     func testOlderClientsGetNoStructuredContent() throws {
         _ = try makeLibrary()
         _ = try initialize("2025-03-26")
@@ -148,7 +180,7 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try code(#"{"jsonrpc":"2.0","id":8,"method":"ping","params":[1]}"#).1, -32602)
         XCTAssertEqual(try code(#"{"jsonrpc":"2.0","id":"x","method":"no/such"}"#).0, "x")
         XCTAssertEqual(try code(#"{"jsonrpc":"2.0","id":"x","method":"no/such"}"#).1, -32601)
-        XCTAssertEqual(try code(#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#).1, -32601)
+        XCTAssertEqual(try code(#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{}}"#).1, -32602)
         XCTAssertNil(try send(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#))
         XCTAssertNil(try send(#"{"jsonrpc":"2.0","id":99,"result":{}}"#))
         XCTAssertNil(try send("   "))

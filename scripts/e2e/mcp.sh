@@ -4,7 +4,7 @@
 # checked (every tool and resource against ib-search, ib-index show and
 # ib-capture status on the same library; bad messages, unknown methods and
 # tools, wrong argument types and ambiguous books on one connection; no
-# spoilers; a server killed mid-write). Also: --help and the man page; stdout
+# spoilers; a server killed mid-write), once in each protocol era. Also: --help and the man page; stdout
 # holds protocol messages only; a bad command line is exit 2.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -33,7 +33,11 @@ ib-embed < "$tmp/valley.jsonl" | ib-index -q || fail "indexing the valley books"
 holmes=$(ib-index show "Sherlock Holmes" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 valleys=$(sqlite3 "$IB_DB" "SELECT id FROM books WHERE title LIKE 'The Valley%'")
 
-"$python" "$here/lib/mcp-client.py" "$IB_DB" "$holmes" $valleys || status=1
+# Each era's session on its own copy of the library (the sessions write).
+for mode in modern legacy; do
+  sqlite3 "$IB_DB" ".backup '$tmp/$mode.db'" || fail "copying the library"
+  "$python" "$here/lib/mcp-client.py" "$mode" "$tmp/$mode.db" "$holmes" $valleys || status=1
+done
 
 # stdout: protocol messages only, each one JSON object on its line (stderr has the diagnostics).
 printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}' \

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """ib-mcp driven by the official MCP Python SDK as the client (scripts/e2e/mcp.sh).
 
-    mcp-client.py DB HOLMES_ID VALLEY_IDS...
+    mcp-client.py modern|legacy DB HOLMES_ID VALLEY_IDS...
+
+modern: the SDK's default mode (a server/discover probe, then the 2026-07-28
+per-request envelope) and a session pinned to 2026-07-28; legacy: the
+initialize handshake at 2025-11-25, older versions offered by hand, and a
+server killed mid-write. Each runs the same session on its own copy of the library.
 
 The library DB holds the sample book (HOLMES_ID, with vectors) and two books
 whose titles are alike (VALLEY_IDS). Checks, each printed as FAIL: when it fails:
-  - connect in the SDK's default mode (server/discover probe, then the
-    initialize fallback) and in legacy mode; older protocol versions by hand;
+  - connect in either era, and refuse a request of the other era on the
+    connection; an unsupported version is -32022 naming the supported ones;
   - list tools and resources, call every tool, read every resource, and compare
     with ib-search, ib-index show and ib-capture status on the same library;
   - malformed JSON, a non-request, unknown methods and tools, wrong argument
@@ -33,7 +38,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 warnings.filterwarnings("ignore", message="ping is removed")  # removed in 2026-07-28 only; this is a handshake-era session
-DB, HOLMES, VALLEYS = sys.argv[1], sys.argv[2], sys.argv[3:]
+MODE, DB, HOLMES, VALLEYS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "0"}}
 ENV = dict(os.environ)
 PARAMS = StdioServerParameters(command="ib-mcp", args=["--db", DB], env=ENV)
 failures = []
@@ -124,11 +131,32 @@ def text_of(result):
 
 async def main_session():
     tap = Tap()
-    async with Client(tapped(tap)) as client:  # mode="auto": server/discover first, then initialize
-        check("auto mode fell back to the handshake at 2025-11-25", client.protocol_version == "2025-11-25", client.protocol_version)
+    # modern: mode="auto", server/discover first, then the per-request envelope; legacy: initialize.
+    async with Client(tapped(tap), mode="auto" if MODE == "modern" else "legacy") as client:
+        want = "2026-07-28" if MODE == "modern" else "2025-11-25"
+        check(f"{MODE}: protocol {want}", client.protocol_version == want, client.protocol_version)
         check("server info", client.server_info is not None and client.server_info.name == "ib-mcp", client.server_info)
         check("instructions", "search_library" in (client.instructions or ""), client.instructions)
-        await client.send_ping()
+        if MODE == "legacy":
+            await client.send_ping()
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9010, "method": "tools/list", "params": {"_meta": ENVELOPE}}))
+            check("a 2026-07-28 request on a handshake connection: invalid request", answer["error"]["code"] == -32600, answer)
+        else:
+            bad = dict(ENVELOPE, **{"io.modelcontextprotocol/protocolVersion": "2030-01-01"})
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9010, "method": "tools/list", "params": {"_meta": bad}}))
+            check("an unsupported modern version: -32022 naming 2026-07-28",
+                  answer["error"]["code"] == -32022 and answer["error"]["data"]["supported"] == ["2026-07-28"], answer)
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9011, "method": "tools/list",
+                                               "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}))
+            check("an envelope without client capabilities: invalid params", answer["error"]["code"] == -32602, answer)
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9012, "method": "initialize",
+                                               "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}))
+            check("initialize on a 2026-07-28 connection: -32022", answer["error"]["code"] == -32022, answer)
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9013, "method": "resources/list", "params": {"_meta": ENVELOPE}}))
+            result = answer.get("result", {})
+            check("a 2026-07-28 result: resultType, cacheScope, ttlMs, serverInfo in _meta",
+                  result.get("resultType") == "complete" and result.get("cacheScope") == "private" and result.get("ttlMs") == 0
+                  and result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "ib-mcp", answer)
 
         tools = {t.name: t for t in (await client.list_tools()).tools}
         expected = {"search_library", "get_passage", "list_books", "book_status", "continue_reading", "capture",
@@ -213,7 +241,6 @@ async def main_session():
             check(f"ambiguous book ({name}): a tool error with the candidates", r.is_error and sorted(candidates) == sorted(VALLEYS),
                   (text_of(r), structured(r)))
         check("errors wrote nothing", counts() == before, (counts(), before))
-        await client.send_ping()
         check("the connection is usable after the errors",
               len(structured(await client.call_tool("list_books", {}))["books"]) == 3)
 
@@ -270,11 +297,14 @@ async def main_session():
         check("book_status of the current book", structured(r)["page"] == 50 and structured(r)["book"]["id"] == HOLMES, text_of(r))
 
 
-async def legacy_session():
-    async with Client(PARAMS, mode="legacy") as client:
-        check("legacy mode: initialize at 2025-11-25", client.protocol_version == "2025-11-25", client.protocol_version)
+async def pinned_session():
+    """mode="2026-07-28": no probe, every request in the envelope from the first."""
+    async with Client(PARAMS, mode="2026-07-28") as client:
+        check("pinned 2026-07-28", client.protocol_version == "2026-07-28", client.protocol_version)
         r = await client.call_tool("search_library", {"query": "Irene Adler", "k": 3})
-        check("legacy mode: a search", not r.is_error and len(structured(r)["results"]) == 3, text_of(r))
+        check("pinned 2026-07-28: a search", not r.is_error and len(structured(r)["results"]) == 3, text_of(r))
+        body = json.loads((await client.read_resource(f"ib://book/{HOLMES}")).contents[0].text)
+        check("pinned 2026-07-28: a book resource", body["id"] == HOLMES, body)
 
 
 def older_versions():
@@ -321,11 +351,13 @@ def killed_mid_write():
 
 async def main():
     await main_session()
-    await legacy_session()
-    older_versions()
-    killed_mid_write()
+    if MODE == "modern":
+        await pinned_session()
+    else:
+        older_versions()
+        killed_mid_write()
 
 
 anyio.run(main)
-print(f"mcp client: {len(failures)} failed")
+print(f"mcp client ({MODE}): {len(failures)} failed")
 sys.exit(1 if failures else 0)
