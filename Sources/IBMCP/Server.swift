@@ -15,7 +15,7 @@
 // its `_meta`. A version this server lacks is error -32022 naming the ones it
 // has. The first request fixes a connection's era: after `initialize`, an
 // enveloped request is refused (-32600); after an enveloped request,
-// `initialize` is refused (-32022).
+// `initialize` is refused (-32022), and so is a request without the envelope (-32602).
 import IBCore
 
 public final class MCPServer {
@@ -86,8 +86,8 @@ public final class MCPServer {
                     throw RPCError(.unsupportedVersion, "this connection speaks the \(Self.modernVersions[0]) protocol (per-request _meta); the initialize handshake is not accepted on it",
                                    data: ["supported": JSON(Self.modernVersions), "requested": params["protocolVersion"] ?? .null])
                 }
-                if method == "server/discover" {
-                    throw RPCError(.invalidParams, "invalid params: server/discover needs params._meta with \(Self.versionKey) and \(Self.capabilitiesKey)")
+                if method == "server/discover" || (era == .modern && method != "initialize") {
+                    throw RPCError(.invalidParams, "invalid params: \(method) needs params._meta with \(Self.versionKey) and \(Self.capabilitiesKey) (protocol \(Self.modernVersions[0]))")
                 }
                 requestVersion = nil
                 return RPCMessage.result(id: id, try request(method, params))

@@ -147,6 +147,7 @@ final class ServerTests: XCTestCase {
         old["io.modelcontextprotocol/clientCapabilities"] = nil
         XCTAssertEqual(try request("tools/list", ["_meta": .object(old)])["error"]?["code"]?.intValue, -32602)
         // The era is fixed: no handshake on a modern connection, no envelope on a handshake one.
+        XCTAssertEqual(try request("tools/list")["error"]?["code"]?.intValue, -32602)
         XCTAssertEqual(try request("initialize", ["protocolVersion": "2025-11-25", "capabilities": [:],
                                                   "clientInfo": ["name": "t", "version": "1"]])["error"]?["code"]?.intValue, -32022)
         server = MCPServer(databasePath: path, modelDirectory: nil)

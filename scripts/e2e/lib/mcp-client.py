@@ -152,6 +152,8 @@ async def main_session():
             answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9012, "method": "initialize",
                                                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}))
             check("initialize on a 2026-07-28 connection: -32022", answer["error"]["code"] == -32022, answer)
+            answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9014, "method": "tools/list", "params": {}}))
+            check("a request without the envelope on a 2026-07-28 connection: invalid params", answer["error"]["code"] == -32602, answer)
             answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9013, "method": "resources/list", "params": {"_meta": ENVELOPE}}))
             result = answer.get("result", {})
             check("a 2026-07-28 result: resultType, cacheScope, ttlMs, serverInfo in _meta",
@@ -213,7 +215,8 @@ async def main_session():
         check("a message without a method: invalid request", answer.get("id") == 9002 and answer["error"]["code"] == -32600, answer)
         answer = await tap.raw('[{"jsonrpc": "2.0", "id": 9003, "method": "ping"}]')
         check("a batch: invalid request", answer["error"]["code"] == -32600, answer)
-        answer = await tap.raw('{"jsonrpc": "2.0", "id": 9004, "method": "books/burn", "params": {}}')
+        params = {"_meta": ENVELOPE} if MODE == "modern" else {}
+        answer = await tap.raw(json.dumps({"jsonrpc": "2.0", "id": 9004, "method": "books/burn", "params": params}))
         check("an unknown method: method not found", answer.get("id") == 9004 and answer["error"]["code"] == -32601, answer)
         try:
             await client.call_tool("burn_books", {})
