@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "ib-search", targets: ["ib-search"]),
         .executable(name: "ib-ask", targets: ["ib-ask"]),
         .executable(name: "ib-capture", targets: ["ib-capture"]),
+        .executable(name: "ib-mcp", targets: ["ib-mcp"]),
     ],
     targets: [
         // MARK: core
@@ -53,6 +54,8 @@ let package = Package(
         .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
         .target(name: "IBIndex", dependencies: ["IBCore", "IBStore"]),
+        // The Model Context Protocol server over the stage libraries (ib-mcp).
+        .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture"]),
 
         // MARK: tools
         .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse"]),
@@ -62,6 +65,7 @@ let package = Package(
         .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
         .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
+        .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"]),
 
         // MARK: tests
         // A real HTTP/1.1 server on 127.0.0.1 for provider and URL tests.
@@ -76,6 +80,7 @@ let package = Package(
         .testTarget(name: "IBAskTests", dependencies: ["IBAsk", "IBSearch", "IBEmbed", "IBStore", "IBHTTP", "IBTestSupport"]),
         .testTarget(name: "IBCaptureTests", dependencies: ["IBCapture"]),
         .testTarget(name: "IBIndexTests", dependencies: ["IBIndex", "IBStore"]),
+        .testTarget(name: "IBMCPTests", dependencies: ["IBMCP", "IBCore", "IBStore"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
     ],

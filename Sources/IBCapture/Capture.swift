@@ -152,7 +152,12 @@ public final class CaptureEngine {
 
     /// Parses, resolves and stores one line; returns the record.
     public func capture(_ line: String) throws -> JSON {
-        let c = parser.parse(line)
+        try capture(parser.parse(line), line: line)
+    }
+
+    /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
+    /// `line` stands for it in messages.
+    public func capture(_ c: Capture, line: String) throws -> JSON {
         if c.intent == .unknown {
             let key = c.reason ?? "not_understood"
             if key.hasPrefix("empty_text:") {

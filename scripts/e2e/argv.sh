@@ -27,8 +27,8 @@ usage "ib-search -k 99999999999999999999" --count ib-search -k 99999999999999999
 usage "ib-ask --max-tokens inf" --max-tokens ib-ask --max-tokens inf q
 usage "ib-ask --timeout 0" --timeout ib-ask --timeout 0 q
 usage "ib-index set-page BOOK -1" set-page ib-index set-page x -1
-for tool in ib-index ib-search ib-ask ib-capture; do
-  args=(list); [ $tool = ib-index ] || args=(q)
+for tool in ib-index ib-search ib-ask ib-capture ib-mcp; do
+  args=(list); [ $tool = ib-index ] || args=(q); [ $tool = ib-mcp ] && args=()
   usage "$tool --db ''" --db $tool --db '' "${args[@]}"
 done
 [ $fail -eq 0 ] && echo "argv e2e: bad numbers and an empty --db are usage errors naming the option"

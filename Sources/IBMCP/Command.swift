@@ -1,0 +1,64 @@
+// ib-mcp's command line and the stdio loop. See man/man1/ib-mcp.1.
+import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum MCPCommand {
+    public static let usage = """
+        Usage: ib-mcp [OPTIONS]
+
+        Serves the library to assistants (Claude Desktop, Claude Code, editors,
+        agents) over the Model Context Protocol: newline-delimited JSON-RPC 2.0 on
+        stdin and stdout. The client starts it; it runs until stdin closes.
+        Protocol 2026-07-28 (stateless: server/discover, each request's _meta),
+        and 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 by the initialize handshake.
+
+        Tools: search_library, get_passage, list_books, book_status, continue_reading,
+        capture, add_quote, add_note, log_progress, set_plan. Resources: ib://status
+        (ib-capture status --json) and ib://book/ID (a book and its contents).
+        Search and passages stop at each book's reading position unless a call
+        sets all_pages. Each write is one transaction.
+
+        Options:
+          --db PATH          the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+          --model-dir DIR    the model folder (default $IB_MODEL_DIR, else
+                             $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2); loaded on
+                             the first search and kept
+          -h, --help         this help
+          --version          the version
+
+        Stdout carries only protocol messages; diagnostics go to stderr. A bad
+        message, an unknown tool or method, bad arguments or a missing library is
+        an error response; the server carries on.
+        Exit codes: 0 stdin closed, 1 stdin unreadable, 2 usage.
+
+        """
+
+    static var options: [Arguments.Option] { [
+        .init("db", takesValue: true), .init("model-dir", takesValue: true), .init("help", short: "h"), .init("version"),
+    ] }
+
+    public static func run(_ arguments: [String]) throws {
+        let args = try Arguments(arguments, options: options)
+        if args.has("help") { OutputStream.standardOutput.write(usage); return }
+        if args.has("version") { OutputStream.standardOutput.write("ib-mcp \(ibVersion)\n"); return }
+        guard args.positionals.isEmpty else { throw IBError.usage("ib-mcp takes no arguments (got '\(args.positionals[0])')") }
+        let server = MCPServer(databasePath: try args.path("db"), modelDirectory: try args.path("model-dir"))
+
+        // The protocol gets its own descriptor; fd 1 becomes stderr, so that a stray
+        // print anywhere below can never corrupt the stream.
+        OutputStream.standardOutput.flush()
+        let protocolFD = dup(1)
+        guard protocolFD >= 0 else { throw IBError("cannot duplicate stdout: \(String(cString: strerror(errno)))") }
+        _ = fcntl(protocolFD, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+        let out = OutputStream(fd: protocolFD)
+
+        try LineReader(path: "-").forEachLine { line in
+            guard let response = server.handle(line: line) else { return }
+            out.writeJSON(response)
+            out.flush()
+        }
+    }
+}
