@@ -103,6 +103,10 @@ AVX512 static inline __m512 recip512(__m512 q) {
 #define V_ADD _mm256_add_ps
 #define V_FMADD _mm256_fmadd_ps
 #define V_FNMADD _mm256_fnmadd_ps
+#define V_FMSUB _mm256_fmsub_ps
+#define V_LOADU _mm256_loadu_ps
+#define V_STOREU _mm256_storeu_ps
+#define V_WIDTH 8
 #define V_ROUND(x) _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define V_POW2 pow2_256
 #define V_RECIP recip256
@@ -117,6 +121,10 @@ AVX512 static inline __m512 recip512(__m512 q) {
 #undef V_ADD
 #undef V_FMADD
 #undef V_FNMADD
+#undef V_FMSUB
+#undef V_LOADU
+#undef V_STOREU
+#undef V_WIDTH
 #undef V_ROUND
 #undef V_POW2
 #undef V_RECIP
@@ -131,6 +139,10 @@ AVX512 static inline __m512 recip512(__m512 q) {
 #define V_ADD _mm512_add_ps
 #define V_FMADD _mm512_fmadd_ps
 #define V_FNMADD _mm512_fnmadd_ps
+#define V_FMSUB _mm512_fmsub_ps
+#define V_LOADU _mm512_loadu_ps
+#define V_STOREU _mm512_storeu_ps
+#define V_WIDTH 16
 #define V_ROUND(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define V_POW2 _mm512_scalef_ps
 #define V_RECIP recip512
@@ -567,13 +579,8 @@ static float softmax_row_avx2(float *s, int n, float scale, int normalize) {
     for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
     float max = hmax256(vmax);
     for (; j < n; j++) if (s[j] > max) max = s[j];
-    __m256 vs = _mm256_set1_ps(scale), vms = _mm256_set1_ps(max * scale);
     __m256 acc = _mm256_setzero_ps();
-    for (j = 0; j + 8 <= n; j += 8) {
-        __m256 e = exp256(_mm256_fmsub_ps(_mm256_loadu_ps(s + j), vs, vms));
-        _mm256_storeu_ps(s + j, e);
-        acc = _mm256_add_ps(acc, e);
-    }
+    j = exp_row256(s, n, _mm256_set1_ps(scale), _mm256_set1_ps(max * scale), &acc);
     float sum = hsum256(acc);
     for (; j < n; j++) { s[j] = expf(s[j] * scale - max * scale); sum += s[j]; }
     if (!normalize) return 1.0f / sum;
@@ -592,11 +599,7 @@ AVX512 static float softmax_row_avx512(float *s, int n, float scale, int normali
     const float max = _mm512_reduce_max_ps(vmax);
     __m512 vs = _mm512_set1_ps(scale), vms = _mm512_set1_ps(max * scale);
     __m512 acc = _mm512_setzero_ps();
-    for (j = 0; j + 16 <= n; j += 16) {
-        __m512 e = exp512(_mm512_fmsub_ps(_mm512_loadu_ps(s + j), vs, vms));
-        _mm512_storeu_ps(s + j, e);
-        acc = _mm512_add_ps(acc, e);
-    }
+    j = exp_row512(s, n, vs, vms, &acc);
     if (n > j) {
         __m512 e = exp512(_mm512_fmsub_ps(_mm512_maskz_loadu_ps(tail, s + j), vs, vms));
         e = _mm512_maskz_mov_ps(tail, e);

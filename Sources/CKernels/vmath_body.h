@@ -4,7 +4,8 @@
  *   VF            the vector type
  *   VFN(name)     the name with the width's suffix (exp256, gelu512, ...)
  *   VATTR         the function attributes (the target for AVX-512)
- *   V_SET1 V_MIN V_MAX V_MUL V_ADD V_FMADD V_FNMADD V_ROUND
+ *   V_WIDTH       floats per vector
+ *   V_SET1 V_MIN V_MAX V_MUL V_ADD V_FMADD V_FNMADD V_FMSUB V_ROUND V_LOADU V_STOREU
  *   V_POW2(p, n)  p * 2^n for a whole-number n
  *   V_RECIP(q)    1/q to ~23 bits
  * so that the arithmetic, and therefore every result bit, is written once.
@@ -42,4 +43,18 @@ VATTR static inline VF VFN(gelu)(VF x) {
     for (int i = 1; i < 5; i++) q = V_FMADD(q, z2, V_SET1(erf_q[i]));
     VF erf = V_MUL(p, V_RECIP(q));
     return V_MUL(V_MUL(x, V_SET1(0.5f)), V_ADD(erf, V_SET1(1.0f)));
+}
+
+/*
+ * Softmax's middle pass: s[j] = exp(s[j] * scale - shift) for the whole
+ * vectors of the row, their sum added to *acc; returns where the tail starts.
+ */
+VATTR static inline int VFN(exp_row)(float *s, int n, VF scale, VF shift, VF *acc) {
+    int j = 0;
+    for (; j + V_WIDTH <= n; j += V_WIDTH) {
+        VF e = VFN(exp)(V_FMSUB(V_LOADU(s + j), scale, shift));
+        V_STOREU(s + j, e);
+        *acc = V_ADD(*acc, e);
+    }
+    return j;
 }

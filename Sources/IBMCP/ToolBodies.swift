@@ -112,21 +112,24 @@ enum ToolBodies {
         if let start = a.int("page"), let end = a.int("page_end"), end < start {
             throw ToolError("page_end (\(end)) is before page (\(start))")
         }
-        var c = TypedCapture(kind: .quote, summary: "quote")
-        c.text = try nonBlank(a, "text")
-        c.page = a.int("page")
+        var c = try textCapture(.quote, summary: "quote", a)
         c.pageEnd = a.int("page_end")
-        c.tags = a.strings("tags")
         return try access.capture(c, bookID: try bookID(a, access))
     }
 
     static func addNote(_ a: ToolArguments, _ access: LibraryAccess) throws -> JSON {
-        var c = TypedCapture(kind: a.bool("question") ? .question : .note, summary: "note")
+        var c = try textCapture(a.bool("question") ? .question : .note, summary: "note", a)
+        c.chapter = a.string("chapter")
+        return try access.capture(c, bookID: try bookID(a, access))
+    }
+
+    /// A quote or note from its text, page and tags (what add_quote and add_note share).
+    static func textCapture(_ kind: TypedCapture.Kind, summary: String, _ a: ToolArguments) throws -> TypedCapture {
+        var c = TypedCapture(kind: kind, summary: summary)
         c.text = try nonBlank(a, "text")
         c.page = a.int("page")
-        c.chapter = a.string("chapter")
         c.tags = a.strings("tags")
-        return try access.capture(c, bookID: try bookID(a, access))
+        return c
     }
 
     static func logProgress(_ a: ToolArguments, _ access: LibraryAccess) throws -> JSON {
