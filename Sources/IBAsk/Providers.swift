@@ -94,19 +94,12 @@ struct ToolsUnsupported: Error {}
 func providerError(_ error: HTTPError, provider: String, keyVariable: String?, retries: Int) -> IBError {
     if error.kind == .cancelled, let inner = error.underlying as? IBError { return inner }
     let label = providerLabel(provider)
-    switch error.kind {
-    case .status:
-        let excerpt = error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt
-        return IBError(error.statusMessage(who: label, keyVariable: keyVariable, retries: retries, detail: excerpt), code: .provider)
-    case .connectionRefused:
-        return IBError("cannot reach \(label): \(error.message)", code: .provider)
-    case .timeout:
-        return IBError("\(label) did not answer in time: \(error.message)", code: .provider)
-    case .connectionLost:
+    if error.kind == .connectionLost {
         return IBError("the \(label) stream was cut off mid-answer (\(error.message)); nothing was saved", code: .provider)
-    default:
-        return IBError("\(label): \(error.message)", code: .provider)
     }
+    let excerpt = error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt
+    return IBError(error.providerMessage(who: label, label: label, keyVariable: keyVariable, retries: retries, detail: excerpt),
+                   code: .provider)
 }
 
 func providerLabel(_ name: String) -> String {

@@ -194,17 +194,10 @@ public class HTTPEmbeddingProvider: EmbeddingProvider, EmbeddingCacheKeyed {
         if error.kind == .cancelled, let inner = error.underlying as? IBError { return inner }
         let who = "\(label) (\(settings.model))"
         let detail = apiMessage(error.body).map { ": " + $0 } ?? (error.bodyExcerpt.isEmpty ? "" : ": " + error.bodyExcerpt)
-        switch error.kind {
-        case .status:
-            if error.status == 404 { return IBError(notFoundMessage(detail: detail), code: .provider) }
-            return IBError(error.statusMessage(who: who, keyVariable: keyVariable, retries: settings.maxRetries, detail: detail), code: .provider)
-        case .timeout:
-            return IBError("\(who) did not answer in time: \(error.message) (raise it with --timeout SECONDS)", code: .provider)
-        case .connectionRefused:
-            return IBError("cannot reach \(label): \(error.message)\(unreachableHint)", code: .provider)
-        default:
-            return IBError("\(who): \(error.message)", code: .provider)
-        }
+        if error.kind == .status && error.status == 404 { return IBError(notFoundMessage(detail: detail), code: .provider) }
+        return IBError(error.providerMessage(who: who, label: label, keyVariable: keyVariable, retries: settings.maxRetries,
+                                             detail: detail, timeoutHint: " (raise it with --timeout SECONDS)",
+                                             unreachableHint: unreachableHint), code: .provider)
     }
 
     var unreachableHint: String { "" }

@@ -447,6 +447,19 @@ private final class TaskDelegate: NSObject, URLSessionDataDelegate, @unchecked S
 }
 
 extension HTTPError {
+    /// A failed provider call in one line, the same for every tool: `who` names the
+    /// provider (and model), `label` the provider alone (for reachability);
+    /// `timeoutHint` and `unreachableHint` end those two messages.
+    public func providerMessage(who: String, label: String, keyVariable: String?, retries: Int, detail: String,
+                                timeoutHint: String = "", unreachableHint: String = "") -> String {
+        switch kind {
+        case .status: return statusMessage(who: who, keyVariable: keyVariable, retries: retries, detail: detail)
+        case .connectionRefused: return "cannot reach \(label): \(message)\(unreachableHint)"
+        case .timeout: return "\(who) did not answer in time: \(message)\(timeoutHint)"
+        default: return "\(who): \(message)"
+        }
+    }
+
     /// A provider's refusal (a `.status` error) in one line, the same for every tool:
     /// `who` names the provider (and model), `keyVariable` the API key to check on
     /// 401/403, `detail` the provider's own message (": ..." or "").

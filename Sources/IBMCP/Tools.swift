@@ -74,6 +74,15 @@ enum Tools {
         ("text", Schema.string("The passage", minLength: nil)),
     ], required: ["chunk_id", "start_page", "end_page", "text"], closed: false)
 
+    /// A page number argument (1 or more).
+    static func pageArgument(_ description: String) -> JSON { Schema.integer(description, minimum: 1, maximum: 1_000_000_000) }
+
+    /// A tool that writes one reader record and returns it.
+    static func writer(_ name: String, _ title: String, _ description: String, input: JSON,
+                       run: @escaping @Sendable (ToolArguments, LibraryAccess) throws -> JSON) -> Tool {
+        Tool(name: name, title: title, description: description, input: input, output: captureRecord, readOnly: false, run: run)
+    }
+
     static let captureRecord = Schema.object([
         ("type", Schema.string("What was stored: quote, note, question, progress, book or plan")),
     ], required: ["type"], closed: false)
@@ -142,50 +151,48 @@ enum Tools {
                 ("plans", Schema.array(Schema.anyObject("A plan, as in ib-capture status"), "Active reading plans")),
              ], required: ["book", "pages_today", "streak_days", "last_quote", "resume", "plans"]),
              readOnly: true, run: ToolBodies.continueReading),
-        Tool(name: "capture", title: "Capture a line",
-             description: "Stores one natural-language line in English or Chinese exactly as ib-capture takes it: a quote (Quote p. 47: \"...\"), a note or question, progress (read 20 pages; on page 120 of Meditations; finished Sapiens; 读了20页), a book being read (Reading Sapiens by Harari) or a plan (Plan: finish Meditations by 2027-01-31). Returns the stored record. An ambiguous book fails with the candidates: ask the user, then call again with `book`.",
+        writer("capture", "Capture a line",
+             "Stores one natural-language line in English or Chinese exactly as ib-capture takes it: a quote (Quote p. 47: \"...\"), a note or question, progress (read 20 pages; on page 120 of Meditations; finished Sapiens; 读了20页), a book being read (Reading Sapiens by Harari) or a plan (Plan: finish Meditations by 2027-01-31). Returns the stored record. An ambiguous book fails with the candidates: ask the user, then call again with `book`.",
              input: Schema.object([
                 ("line", Schema.string("The line, as the user said it")),
                 ("book", Schema.string("The book the line is about, when the line names none or an ambiguous one: an id, id prefix or title")),
              ], required: ["line"]),
-             output: captureRecord, readOnly: false, run: ToolBodies.captureLine),
-        Tool(name: "add_quote", title: "Save a quote",
-             description: "Saves a quote to a book (default: the one being read).",
+             run: ToolBodies.captureLine),
+        writer("add_quote", "Save a quote",
+             "Saves a quote to a book (default: the one being read).",
              input: Schema.object([
                 ("text", Schema.string("The quoted words")), ("book", bookArgument),
-                ("page", Schema.integer("The page it is on", minimum: 1, maximum: 1_000_000_000)),
-                ("page_end", Schema.integer("The last page, when it runs over several", minimum: 1, maximum: 1_000_000_000)),
+                ("page", pageArgument("The page it is on")),
+                ("page_end", pageArgument("The last page, when it runs over several")),
                 ("tags", tagsArgument),
              ], required: ["text"]),
-             output: captureRecord, readOnly: false, run: ToolBodies.addQuote),
-        Tool(name: "add_note", title: "Add a note",
-             description: "Adds a note (or, with question: true, a question) to a book (default: the one being read).",
+             run: ToolBodies.addQuote),
+        writer("add_note", "Add a note",
+             "Adds a note (or, with question: true, a question) to a book (default: the one being read).",
              input: Schema.object([
-                ("text", Schema.string("The note")), ("book", bookArgument),
-                ("page", Schema.integer("The page it is about", minimum: 1, maximum: 1_000_000_000)),
-                ("chapter", Schema.string("The chapter it is about")),
-                ("question", Schema.boolean("It is a question to come back to")),
+                ("text", Schema.string("The note")), ("book", bookArgument), ("page", pageArgument("The page it is about")),
+                ("chapter", Schema.string("The chapter it is about")), ("question", Schema.boolean("It is a question to come back to")),
                 ("tags", tagsArgument),
              ], required: ["text"]),
-             output: captureRecord, readOnly: false, run: ToolBodies.addNote),
-        Tool(name: "log_progress", title: "Log reading progress",
-             description: "Records progress in a book (default: the one being read): exactly one of page (now on page N), pages_read (read N pages), percent, or finished: true. Moves the reading position.",
+             run: ToolBodies.addNote),
+        writer("log_progress", "Log reading progress",
+             "Records progress in a book (default: the one being read): exactly one of page (now on page N), pages_read (read N pages), percent, or finished: true. Moves the reading position.",
              input: Schema.object([
                 ("book", bookArgument),
-                ("page", Schema.integer("The page the reader is now on", minimum: 1, maximum: 1_000_000_000)),
+                ("page", pageArgument("The page the reader is now on")),
                 ("pages_read", Schema.integer("Pages read since the last position", minimum: 1, maximum: 1_000_000)),
                 ("percent", Schema.integer("How far through, in percent", minimum: 0, maximum: 100)),
                 ("finished", Schema.boolean("The book is finished")),
              ]),
-             output: captureRecord, readOnly: false, run: ToolBodies.logProgress),
-        Tool(name: "set_plan", title: "Set a reading plan",
-             description: "Plans to finish books by a date (due), or a daily page goal (daily_pages), or both. Returns the pages per day needed.",
+             run: ToolBodies.logProgress),
+        writer("set_plan", "Set a reading plan",
+             "Plans to finish books by a date (due), or a daily page goal (daily_pages), or both. Returns the pages per day needed.",
              input: Schema.object([
                 ("books", Schema.array(bookArgument, "The books to finish")),
                 ("due", Schema.string("The date to finish by, YYYY-MM-DD")),
                 ("daily_pages", Schema.integer("Pages to read each day", minimum: 1, maximum: 100_000)),
              ]),
-             output: captureRecord, readOnly: false, run: ToolBodies.setPlan),
+             run: ToolBodies.setPlan),
     ]
 
     static func named(_ name: String) -> Tool? { all.first { $0.name == name } }

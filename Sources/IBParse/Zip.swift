@@ -8,12 +8,9 @@ import CZlib
 struct ZipArchive {
     struct Entry {
         let name: String
-        let method: UInt16
-        let flags: UInt16
+        let method, flags: UInt16
         let crc: UInt32
-        let compressedSize: Int
-        let uncompressedSize: Int
-        let localHeaderOffset: Int
+        let compressedSize, uncompressedSize, localHeaderOffset: Int
     }
 
     static let maxEntryBytes = 256 << 20
