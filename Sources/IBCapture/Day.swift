@@ -33,6 +33,9 @@ public struct Day: Sendable, Equatable, Comparable, Hashable, CustomStringConver
     }
 
     /// Parses "YYYY-MM-DD" (also the date part of a timestamp).
+    /// The day $IB_TODAY names (YYYY-MM-DD), for tests and reproducible runs; nil when unset or not a date.
+    public static var fromEnvironment: Day? { Config.environment("IB_TODAY").flatMap { Day(iso: $0) } }
+
     public init?(iso: String) {
         let parts = iso.prefix(10).split(separator: "-")
         guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }

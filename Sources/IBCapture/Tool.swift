@@ -107,7 +107,7 @@ public enum CaptureTool {
         if let t = args.value("today") {
             guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage(Messages.text("bad_today", t)) }
             opts.today = d
-        } else if let t = Config.environment("IB_TODAY"), let d = Day(iso: t) {
+        } else if let d = Day.fromEnvironment {
             opts.today = d
         }
         let out = OutputStream.standardOutput

@@ -202,7 +202,7 @@ final class LibraryAccess {
 
     private func captureEngine(bookID: String?) throws -> CaptureEngine {
         var options = CaptureOptions()
-        if let t = Config.environment("IB_TODAY"), let d = Day(iso: t) { options.today = d }
+        if let d = Day.fromEnvironment { options.today = d }
         let engine = CaptureEngine(options: options, store: CaptureStore(library: try library()))
         engine.forcedBookID = bookID
         return engine
@@ -244,8 +244,7 @@ final class LibraryAccess {
     }
 
     private func today() -> Day {
-        if let t = Config.environment("IB_TODAY"), let d = Day(iso: t) { return d }
-        return Day(seconds: Timestamp.now())
+        Day.fromEnvironment ?? Day(seconds: Timestamp.now())
     }
 
     /// The quote stored last, with its book.
