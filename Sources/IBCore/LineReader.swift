@@ -14,6 +14,10 @@ public final class LineReader {
     private var eof = false
     public private(set) var lineNumber = 0
     public let maxLineBytes: Int
+    /// When set, a line longer than `maxLineBytes` is skipped (read through, never
+    /// held) and this is called with its number, instead of the read failing: for a
+    /// server that answers a bad message and carries on.
+    public var onOverlongLine: ((Int) -> Void)?
 
     /// Opens a file, or standard input for "-".
     public init(path: String, maxLineBytes: Int = LineReader.defaultMaxLineBytes) throws(IBError) {
@@ -61,7 +65,14 @@ public final class LineReader {
                     return
                 }
                 if end - start > maxLineBytes {
-                    throw IBError("\(name):\(lineNumber + 1): line is longer than \(maxLineBytes) bytes")
+                    guard let onOverlongLine else {
+                        throw IBError("\(name):\(lineNumber + 1): line is longer than \(maxLineBytes) bytes")
+                    }
+                    lineNumber += 1
+                    let more = try skipRestOfLine()
+                    onOverlongLine(lineNumber)
+                    if !more { return }
+                    break
                 }
                 let scanned = end - start  // fill() moves pending bytes to the front
                 try fill()
@@ -70,8 +81,27 @@ public final class LineReader {
         }
     }
 
+    /// Drops buffered bytes and reads on to the next newline; false at the end of input.
+    private func skipRestOfLine() throws(IBError) -> Bool {
+        while true {
+            start = end
+            try fill()
+            let newline: Int? = buffer.withUnsafeBufferPointer { b in
+                guard start < end else { return nil }
+                let p = memchr(b.baseAddress! + start, 0x0A, end - start)
+                return p.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - b.baseAddress! }
+            }
+            if let newline { start = newline + 1; return true }
+            if eof { start = end; return false }
+        }
+    }
+
     private func emit(from lineStart: Int, to lineEnd: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         lineNumber += 1
+        if lineEnd - lineStart > maxLineBytes, let onOverlongLine {
+            onOverlongLine(lineNumber)
+            return
+        }
         if lineEnd - lineStart > maxLineBytes {
             throw IBError("\(name):\(lineNumber): line is longer than \(maxLineBytes) bytes")
         }

@@ -29,8 +29,8 @@ public enum MCPCommand {
           --version          the version
 
         Stdout carries only protocol messages; diagnostics go to stderr. A bad
-        message, an unknown tool or method, bad arguments or a missing library is
-        an error response; the server carries on.
+        message (one over 64 MiB included), an unknown tool or method, bad arguments
+        or a missing library is an error response; the server carries on.
         Exit codes: 0 stdin closed, 1 stdin unreadable, 2 usage.
 
         """
@@ -55,7 +55,13 @@ public enum MCPCommand {
         dup2(2, 1)
         let out = OutputStream(fd: protocolFD)
 
-        try LineReader(path: "-").forEachLine { line in
+        let lines = try LineReader(path: "-")
+        // A message past the line cap (64 MiB) is read through, never held, and answered.
+        lines.onOverlongLine = { _ in
+            out.writeJSON(RPCMessage.error(id: .null, RPCError(.parseError, "message longer than \(lines.maxLineBytes >> 20) MiB: skipped")))
+            out.flush()
+        }
+        try lines.forEachLine { line in
             guard let response = server.handle(line: line) else { return }
             out.writeJSON(response)
             out.flush()

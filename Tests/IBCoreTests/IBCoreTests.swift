@@ -127,6 +127,19 @@ final class ReaderTests: XCTestCase {
         }
     }
 
+    /// With onOverlongLine set, a line past the cap is skipped and reported, and
+    /// reading carries on: wherever it ends (in the buffer, past it, at the end of input).
+    func testOverlongLinesCanBeSkipped() throws {
+        let long = String(repeating: "x", count: 3 << 20), short = String(repeating: "y", count: 1_500)
+        let path = write(Array("a\n\(long)\nb\n\(short)\nc\n\(long)".utf8))
+        let reader = try LineReader(path: path, maxLineBytes: 1_000)
+        var skipped: [Int] = [], lines: [String] = []
+        reader.onOverlongLine = { skipped.append($0) }
+        try reader.forEachLine { lines.append(String(decoding: $0, as: UTF8.self)) }
+        XCTAssertEqual(lines, ["a", "b", "c"])
+        XCTAssertEqual(skipped, [2, 4, 6])
+    }
+
     func testLongLinesAcrossBufferBoundaries() throws {
         let long = String(repeating: "x", count: 200_000)
         let path = write(Array("a\n\(long)\nb".utf8))

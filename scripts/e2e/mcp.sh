@@ -5,7 +5,7 @@
 # ib-capture status on the same library; bad messages, unknown methods and
 # tools, wrong argument types and ambiguous books on one connection; no
 # spoilers; a server killed mid-write), once in each protocol era. Also: --help and the man page; stdout
-# holds protocol messages only; a bad command line is exit 2.
+# holds protocol messages only; a 70 MiB message is a parse error; a bad command line is exit 2.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +51,13 @@ grep -q '"id":2,"result".*"warnings":\["[^]]' "$tmp/out" || fail "a missing mode
 [ -s "$tmp/err" ] || fail "no diagnostics on stderr"
 ib-mcp --db "$tmp/missing.db" < /dev/null || fail "ib-mcp with a missing library and no input: not exit 0"
 [ ! -e "$tmp/missing.db" ] || fail "ib-mcp created a library"
+
+# A 70 MiB message is answered with a parse error, without holding it or ending the server.
+python3 -c 'import sys; sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"" + "a" * (70 << 20) + "\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")' \
+  | /usr/bin/time -f %M -o "$tmp/rss" ib-mcp > "$tmp/out" 2>/dev/null || fail "ib-mcp ended on a 70 MiB message"
+grep -q '"id":null,"error":{"code":-32700' "$tmp/out" && grep -q '"id":2,"result"' "$tmp/out" \
+  || fail "a 70 MiB message: no parse error, or no answer to the next: $(head -c 300 "$tmp/out")"
+[ "$(tail -1 "$tmp/rss")" -le 262144 ] 2>/dev/null || fail "a 70 MiB message: peak RSS $(tail -1 "$tmp/rss") KB > 256 MB"
 
 # command line
 ib-mcp extra < /dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "an argument is not exit 2"
