@@ -95,6 +95,7 @@ void ib_quantize_i8(const float *x, int dim, int8_t *codes, float *scale){
     float t = x[i]/mx*127.0f;
     t = t>127.0f ? 127.0f : t;
     t = t<-127.0f ? -127.0f : t;
+    t = t==t ? t : 0.0f;             /* a NaN (callers check, but rintf(NaN) to int is undefined) */
     codes[i] = (int8_t)(int)rintf(t);
   }
 }

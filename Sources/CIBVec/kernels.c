@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IBVEC_AVX2   __attribute__((target("avx2,fma")))
-#define IBVEC_AVX512 __attribute__((target("avx512f,avx512bw,avx2,fma")))
-#define IBVEC_VNNI   __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
+#define TARGET_AVX2  __attribute__((target("avx2,fma")))
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx2,fma")))
+#define TARGET_VNNI  __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
 
 /* ======================================================================
 ** Shared pieces: the lane tree and the scalar tails
@@ -129,11 +129,11 @@ static void bitBatchScalar(const int16_t *q16, const uint8_t *B, int nVec,
 ** AVX2 + FMA: lanes 0-7 in one register, 8-15 in another
 ** ==================================================================== */
 
-IBVEC_AVX2 static void store16Avx2(float *acc, __m256 lo, __m256 hi){
+TARGET_AVX2 static void store16Avx2(float *acc, __m256 lo, __m256 hi){
   _mm256_storeu_ps(acc, lo); _mm256_storeu_ps(acc+8, hi);
 }
 
-IBVEC_AVX2 static float dotAvx2(const float *a, const float *b, int n){
+TARGET_AVX2 static float dotAvx2(const float *a, const float *b, int n){
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
   float acc[16];
   int i, n16 = n & ~15;
@@ -145,7 +145,7 @@ IBVEC_AVX2 static float dotAvx2(const float *a, const float *b, int n){
   return finishDot(acc, a, b, n16, n);
 }
 
-IBVEC_AVX2 static float l2sqAvx2(const float *a, const float *b, int n){
+TARGET_AVX2 static float l2sqAvx2(const float *a, const float *b, int n){
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
   float acc[16];
   int i, n16 = n & ~15;
@@ -161,7 +161,7 @@ IBVEC_AVX2 static float l2sqAvx2(const float *a, const float *b, int n){
 
 /* reduce16 of lanes 0-7 in lo and 8-15 in hi, the same adds in the same
 ** order: acc[j]+acc[j+8], then +4, +2, +1. */
-IBVEC_AVX2 static float reduce16Avx2(__m256 lo, __m256 hi){
+TARGET_AVX2 static float reduce16Avx2(__m256 lo, __m256 hi){
   __m256 a = _mm256_add_ps(lo, hi);
   __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
   __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
@@ -170,14 +170,14 @@ IBVEC_AVX2 static float reduce16Avx2(__m256 lo, __m256 hi){
 
 /* A sum whose length is not a multiple of 16: the lanes through memory,
 ** then the tail. */
-IBVEC_AVX2 static float tailAvx2(__m256 lo, __m256 hi, const float *a,
+TARGET_AVX2 static float tailAvx2(__m256 lo, __m256 hi, const float *a,
                                  const float *b, int n16, int n){
   float acc[16];
   store16Avx2(acc, lo, hi);
   return finishDot(acc, a, b, n16, n);
 }
 
-IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
+TARGET_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
                                     int n, float *dots, float *vvs){
   int k = 0, i, n16 = n & ~15;
   /* Two vectors per pass: eight independent accumulator chains. */
@@ -214,14 +214,14 @@ IBVEC_AVX2 static void cosBatchAvx2(const float *q, const float *V, int nVec,
 }
 
 /* Sum of the eight int32 lanes of x. */
-IBVEC_AVX2 static int32_t sum8Avx2(__m256i x){
+TARGET_AVX2 static int32_t sum8Avx2(__m256i x){
   __m128i a = _mm_add_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
   a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0x4E));
   a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0xB1));
   return _mm_cvtsi128_si32(a);
 }
 
-IBVEC_AVX2 static void i8BatchAvx2(const int16_t *q16, const int8_t *V, int nVec,
+TARGET_AVX2 static void i8BatchAvx2(const int16_t *q16, const int8_t *V, int nVec,
                                    int n, int32_t *dots, int32_t *vvs){
   int k, i, n16 = n & ~15;
   for(k=0; k<nVec; k++){
@@ -238,7 +238,7 @@ IBVEC_AVX2 static void i8BatchAvx2(const int16_t *q16, const int8_t *V, int nVec
   }
 }
 
-IBVEC_AVX2 static void bitBatchAvx2(const int16_t *q16, const uint8_t *B, int nVec,
+TARGET_AVX2 static void bitBatchAvx2(const int16_t *q16, const uint8_t *B, int nVec,
                                     int nByte, int32_t *out){
   const __m256i sel = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
       1024, 2048, 4096, 8192, 16384, (short)0x8000);
@@ -266,7 +266,7 @@ IBVEC_AVX2 static void bitBatchAvx2(const int16_t *q16, const uint8_t *B, int nV
 ** AVX-512: all sixteen lanes in one register
 ** ==================================================================== */
 
-IBVEC_AVX512 static float dotAvx512(const float *a, const float *b, int n){
+TARGET_AVX512 static float dotAvx512(const float *a, const float *b, int n){
   __m512 s = _mm512_setzero_ps();
   float acc[16];
   int i, n16 = n & ~15;
@@ -277,7 +277,7 @@ IBVEC_AVX512 static float dotAvx512(const float *a, const float *b, int n){
   return finishDot(acc, a, b, n16, n);
 }
 
-IBVEC_AVX512 static float l2sqAvx512(const float *a, const float *b, int n){
+TARGET_AVX512 static float l2sqAvx512(const float *a, const float *b, int n){
   __m512 s = _mm512_setzero_ps();
   float acc[16];
   int i, n16 = n & ~15;
@@ -290,21 +290,21 @@ IBVEC_AVX512 static float l2sqAvx512(const float *a, const float *b, int n){
 }
 
 /* reduce16 of the sixteen lanes of z, in registers. */
-IBVEC_AVX512 static float reduce16Avx512(__m512 z){
+TARGET_AVX512 static float reduce16Avx512(__m512 z){
   __m256 lo = _mm512_castps512_ps256(z);
   __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
   return reduce16Avx2(lo, hi);
 }
 
 /* A sum whose length is not a multiple of 16 (see tailAvx2). */
-IBVEC_AVX512 static float tailAvx512(__m512 z, const float *a, const float *b,
+TARGET_AVX512 static float tailAvx512(__m512 z, const float *a, const float *b,
                                      int n16, int n){
   float acc[16];
   _mm512_storeu_ps(acc, z);
   return finishDot(acc, a, b, n16, n);
 }
 
-IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
+TARGET_AVX512 static void cosBatchAvx512(const float *q, const float *V,
                                         int nVec, int n, float *dots, float *vvs){
   int k = 0, i, j, n16 = n & ~15;
   /* Four vectors per pass: eight independent accumulator chains. */
@@ -343,7 +343,7 @@ IBVEC_AVX512 static void cosBatchAvx512(const float *q, const float *V,
 }
 
 /* The lane sums of four int32 registers, in out[0..4). */
-IBVEC_AVX512 static void sum4Avx512(const __m512i *a, int32_t *out){
+TARGET_AVX512 static void sum4Avx512(const __m512i *a, int32_t *out){
   const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   __m512i t01 = _mm512_add_epi32(_mm512_shuffle_i32x4(a[0], a[1], 0x44),
                                  _mm512_shuffle_i32x4(a[0], a[1], 0xEE));
@@ -358,7 +358,7 @@ IBVEC_AVX512 static void sum4Avx512(const __m512i *a, int32_t *out){
 
 /* q.v and v.v of nV (1 or 2: a constant once inlined) int8 vectors at V,
 ** n codes each. */
-IBVEC_AVX512 static inline __attribute__((always_inline))
+TARGET_AVX512 static inline __attribute__((always_inline))
 void i8SomeAvx512(const int16_t *q16, const int8_t *V, int nV, int n,
                   int32_t *dots, int32_t *vvs){
   __m512i d[2], s[2];
@@ -378,7 +378,7 @@ void i8SomeAvx512(const int16_t *q16, const int8_t *V, int nV, int n,
   }
 }
 
-IBVEC_AVX512 static void i8BatchAvx512(const int16_t *q16, const int8_t *V,
+TARGET_AVX512 static void i8BatchAvx512(const int16_t *q16, const int8_t *V,
                                        int nVec, int n, int32_t *dots, int32_t *vvs){
   int k = 0;
   /* Two vectors per pass; integer sums are exact in any order. */
@@ -401,7 +401,7 @@ static inline uint64_t bits64(const uint8_t *b, int i, int nByte){
 }
 
 /* The bit sum of one vector, 32 dimensions per step. */
-IBVEC_AVX512 static int32_t bitOneAvx512(const int16_t *q16, const uint8_t *b, int nByte){
+TARGET_AVX512 static int32_t bitOneAvx512(const int16_t *q16, const uint8_t *b, int nByte){
   const __m512i ones = _mm512_set1_epi16(1);
   __m512i acc = _mm512_setzero_si512(), tot = _mm512_setzero_si512();
   int i, nAcc = 0;
@@ -417,7 +417,7 @@ IBVEC_AVX512 static int32_t bitOneAvx512(const int16_t *q16, const uint8_t *b, i
   return _mm512_reduce_add_epi32(tot);
 }
 
-IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
+TARGET_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
                                        int nVec, int nByte, int32_t *out){
   const __m512i ones = _mm512_set1_epi16(1);
   int k = 0, i, j;
@@ -450,7 +450,7 @@ IBVEC_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
 ** read, zeros included (a zero byte adds 128 to sum(v + 128), nothing to
 ** the dot products).  The same integers as the other kernels.  Four vectors
 ** at V; aQ8 holds the query codes as bytes, zero-padded to nRead. */
-IBVEC_VNNI static void i8FourVnni(const int8_t *aQ8, int32_t qSum, const int8_t *V,
+TARGET_VNNI static void i8FourVnni(const int8_t *aQ8, int32_t qSum, const int8_t *V,
                                   int n, int nRead, int32_t *dots, int32_t *vvs){
   const __m512i flip = _mm512_set1_epi8((char)0x80);
   int i, j, n64 = n & ~63;
@@ -483,7 +483,7 @@ IBVEC_VNNI static void i8FourVnni(const int8_t *aQ8, int32_t qSum, const int8_t 
   }
 }
 
-IBVEC_VNNI static void i8BatchVnni(const int16_t *q16, const int8_t *V, int nVec,
+TARGET_VNNI static void i8BatchVnni(const int16_t *q16, const int8_t *V, int nVec,
                                    int n, int32_t *dots, int32_t *vvs){
   int k = 0, i, nRead = (n+63) & ~63;
   int32_t qSum = 0;
@@ -500,7 +500,7 @@ IBVEC_VNNI static void i8BatchVnni(const int16_t *q16, const int8_t *V, int nVec
 /* The bit sums of four vectors at b (nByte <= 64 bytes each) with byte dot
 ** products: sum(q over set bits) = dpbusd(1, q masked by the bits); aQ8
 ** holds the query codes as bytes (they are within [-127, 127]). */
-IBVEC_VNNI static void bitFourVnni(const int8_t *aQ8, const uint8_t *b, int nByte,
+TARGET_VNNI static void bitFourVnni(const int8_t *aQ8, const uint8_t *b, int nByte,
                                    int32_t *out){
   const __m512i ones = _mm512_set1_epi8(1);
   const uint8_t *ap[4] = { b, b + nByte, b + 2*nByte, b + 3*nByte };
@@ -525,7 +525,7 @@ IBVEC_VNNI static void bitFourVnni(const int8_t *aQ8, const uint8_t *b, int nByt
   sum4Avx512(acc, out);
 }
 
-IBVEC_VNNI static void bitBatchVnni(const int16_t *q16, const uint8_t *B, int nVec,
+TARGET_VNNI static void bitBatchVnni(const int16_t *q16, const uint8_t *B, int nVec,
                                     int nByte, int32_t *out){
   int k = 0, i, nQ = (nByte+7) & ~7;
   int8_t aQ8[512];

@@ -53,7 +53,9 @@ public enum AskCommand {
     ib-search --expand and --rerank (same options and output as ib-search).
 
     Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
-    OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR.
+    OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
+    IB_SEARCH_WINDOW_SCAN, IB_SEARCH_SYNONYM_SCOPE (0 to 100,000,000), IB_SEARCH_SYNONYMS,
+    IB_THESAURUS for its searches.
     Exit codes: 0 ok, 1 error, 2 usage, 3 ambiguous book, 4 provider or network failure.
     See ib-ask(1).
     """

@@ -247,7 +247,7 @@ public final class CaptureEngine {
         o["previous_page"] = JSON(old)
         o["pages_read"] = JSON(pagesRead)
         o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
-        o["percent"] = ref.pageCount > 0 ? .number((Double(page) * 1000 / Double(ref.pageCount)).rounded() / 10) : .null
+        o["percent"] = StatusReport.percent(page, of: ref.pageCount)
         o["finished"] = .bool(finished)
         o["created_at"] = .string(nowText)
         return .object(o)

@@ -33,8 +33,15 @@ public struct Day: Sendable, Equatable, Comparable, Hashable, CustomStringConver
     }
 
     /// Parses "YYYY-MM-DD" (also the date part of a timestamp).
-    /// The day $IB_TODAY names (YYYY-MM-DD), for tests and reproducible runs; nil when unset or not a date.
-    public static var fromEnvironment: Day? { Config.environment("IB_TODAY").flatMap { Day(iso: $0) } }
+    /// The day $IB_TODAY names (YYYY-MM-DD, for tests and reproducible runs); nil when
+    /// unset or empty; anything else is a usage error naming the variable.
+    public static func fromEnvironment() throws(IBError) -> Day? {
+        guard let text = Config.environment("IB_TODAY") else { return nil }
+        guard text.utf8.count == 10, let day = Day(iso: text) else {
+            throw IBError.usage("IB_TODAY must be a date as YYYY-MM-DD, not '\(Arguments.shown(text))'")
+        }
+        return day
+    }
 
     public init?(iso: String) {
         let parts = iso.prefix(10).split(separator: "-")

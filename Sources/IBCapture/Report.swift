@@ -6,6 +6,11 @@ import IBCore
 import IBStore
 
 public enum StatusReport {
+    /// How far `page` is into `count` pages, in percent to one decimal; null when the count is unknown.
+    public static func percent(_ page: Int, of count: Int) -> JSON {
+        count > 0 ? .number((Double(page) * 1000 / Double(count)).rounded() / 10) : .null
+    }
+
     public static let version = 1
 
     /// Local midnight of `day` as an ISO-8601 UTC timestamp (for comparing with created_at).
@@ -40,7 +45,7 @@ public enum StatusReport {
             o["book"] = [
                 "id": .string(b.id), "title": .string(b.title), "authors": JSON(b.authors),
                 "page": JSON(b.currentPage), "page_count": b.pageCount > 0 ? JSON(b.pageCount) : .null,
-                "percent": b.pageCount > 0 ? .number((Double(b.currentPage) * 1000 / Double(b.pageCount)).rounded() / 10) : .null,
+                "percent": StatusReport.percent(b.currentPage, of: b.pageCount),
             ]
         } else {
             o["book"] = .null

@@ -30,7 +30,7 @@ public enum CaptureTool {
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
-          --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates
+          --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
           --private        status: hide quote and note text
@@ -68,7 +68,7 @@ public enum CaptureTool {
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
-          --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期
+          --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
           --private        status：隐藏摘录和笔记的文字
@@ -107,7 +107,7 @@ public enum CaptureTool {
         if let t = args.value("today") {
             guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage(Messages.text("bad_today", t)) }
             opts.today = d
-        } else if let d = Day.fromEnvironment {
+        } else if let d = try Day.fromEnvironment() {
             opts.today = d
         }
         let out = OutputStream.standardOutput

@@ -18,7 +18,6 @@ public final class EmbeddingCache {
     private let file: EmbeddingCacheFile
     /// Set after the first failed read or write: the run goes on without the cache.
     public private(set) var disabled = false
-    private var warned = false
 
     /// $XDG_CACHE_HOME/ib/embeddings.db (default ~/.cache/ib/embeddings.db).
     public static var defaultPath: String { Config.cacheDirectory + "/embeddings.db" }
@@ -82,11 +81,9 @@ public final class EmbeddingCache {
     public func count(model: String? = nil) -> Int { file.count(model: model) }
 
     private func fail(_ doing: String, _ error: Error) {
+        guard !disabled else { return }  // one warning, then no cache
         disabled = true
-        if !warned {
-            warned = true
-            printError("ib-embed: warning: embedding cache \(path): \(doing) failed (\(error)); going on without it")
-        }
+        printError("ib-embed: warning: embedding cache \(path): \(doing) failed (\(error)); going on without it")
     }
 }
 

@@ -1,5 +1,7 @@
 // ib-mcp's command line and the stdio loop. See man/man1/ib-mcp.1.
+import IBCapture
 import IBCore
+import IBSearch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,7 +46,8 @@ public enum MCPCommand {
         if args.has("help") { OutputStream.standardOutput.write(usage); return }
         if args.has("version") { OutputStream.standardOutput.write("ib-mcp \(ibVersion)\n"); return }
         guard args.positionals.isEmpty else { throw IBError.usage("ib-mcp takes no arguments (got '\(args.positionals[0])')") }
-        let server = MCPServer(databasePath: try args.path("db"), modelDirectory: try args.path("model-dir"))
+        let server = MCPServer(databasePath: try args.path("db"), modelDirectory: try args.path("model-dir"),
+                               settings: try SearchSettings.fromEnvironment(), today: try Day.fromEnvironment())
 
         // The protocol gets its own descriptor; fd 1 becomes stderr, so that a stray
         // print anywhere below can never corrupt the stream.

@@ -44,11 +44,16 @@ final class LibraryAccess {
     let path: String
     let modelDirectory: String?
     private var openLibrary: Library?
+    let settings: SearchSettings
+    /// $IB_TODAY, read once at start; nil: the real date, each time it is needed.
+    let todayOverride: Day?
     private var engine: SearchEngine?
 
-    init(databasePath: String?, modelDirectory: String?) {
+    init(databasePath: String?, modelDirectory: String?, settings: SearchSettings, today: Day?) {
         path = Config.databasePath(flag: databasePath)
         self.modelDirectory = modelDirectory
+        self.settings = settings
+        todayOverride = today
     }
 
     /// The library, opened once; a missing file is a tool error (ib-mcp never creates one).
@@ -186,7 +191,7 @@ final class LibraryAccess {
     func search(_ text: String, bookIDs: [String]?, allPages: Bool, k: Int, mode: String) throws -> (results: [JSON], warnings: [String]) {
         try guarded {
             let library = try library()
-            let engine = self.engine ?? SearchEngine(library: library, modelDirectory: modelDirectory)
+            let engine = self.engine ?? SearchEngine(library: library, modelDirectory: modelDirectory, settings: settings)
             self.engine = engine
             if try engine.readyBooks().isEmpty {
                 return ([], ["the library \(path) has no books yet (add one: ib-parse FILE | ib-chunk | ib-embed | ib-index)"])
@@ -202,7 +207,7 @@ final class LibraryAccess {
 
     private func captureEngine(bookID: String?) throws -> CaptureEngine {
         var options = CaptureOptions()
-        if let d = Day.fromEnvironment { options.today = d }
+        if let d = todayOverride { options.today = d }
         let engine = CaptureEngine(options: options, store: CaptureStore(library: try library()))
         engine.forcedBookID = bookID
         return engine
@@ -244,7 +249,7 @@ final class LibraryAccess {
     }
 
     private func today() -> Day {
-        Day.fromEnvironment ?? Day(seconds: Timestamp.now())
+        todayOverride ?? Day(seconds: Timestamp.now())
     }
 
     /// The quote stored last, with its book.

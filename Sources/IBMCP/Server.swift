@@ -16,7 +16,9 @@
 // has. The first request fixes a connection's era: after `initialize`, an
 // enveloped request is refused (-32600); after an enveloped request,
 // `initialize` is refused (-32022), and so is a request without the envelope (-32602).
+import IBCapture
 import IBCore
+import IBSearch
 
 public final class MCPServer {
     public static let supportedVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
@@ -39,8 +41,9 @@ public final class MCPServer {
     /// Whether notifications/initialized has come.
     public private(set) var initialized = false
 
-    public init(databasePath: String?, modelDirectory: String?) {
-        access = LibraryAccess(databasePath: databasePath, modelDirectory: modelDirectory)
+    /// `settings`: ib-search's (the IB_SEARCH_* environment, read once by the command).
+    public init(databasePath: String?, modelDirectory: String?, settings: SearchSettings = SearchSettings(), today: Day? = nil) {
+        access = LibraryAccess(databasePath: databasePath, modelDirectory: modelDirectory, settings: settings, today: today)
     }
 
     static let instructions = """

@@ -1,11 +1,9 @@
 // What each tool does with its (checked) arguments. No spoilers: search and
 // passages stop at each book's reading position unless all_pages is set.
+import IBCapture
 import IBCore
 
 enum ToolBodies {
-    static func percent(_ page: Int, _ count: Int) -> JSON {
-        count > 0 ? .number((Double(page) * 1000 / Double(count)).rounded() / 10) : .null
-    }
 
     // MARK: reading
 
@@ -67,7 +65,7 @@ enum ToolBodies {
         }
         let searchable = book.json["status"]?.stringValue == "ready" && (book.json["chunks"]?.intValue ?? 0) > 0
         return ["book": book.json, "page": JSON(book.currentPage), "page_count": JSON(book.pageCount),
-                "percent": percent(book.currentPage, book.pageCount), "searchable": .bool(searchable)]
+                "percent": StatusReport.percent(book.currentPage, of: book.pageCount), "searchable": .bool(searchable)]
     }
 
     static func continueReading(_ a: ToolArguments, _ access: LibraryAccess) throws -> JSON {
@@ -77,7 +75,7 @@ enum ToolBodies {
         if let book {
             out["book"] = ["id": .string(book.id), "title": .string(book.title), "authors": JSON(book.authors),
                            "page": JSON(book.currentPage), "page_count": book.pageCount > 0 ? JSON(book.pageCount) : .null,
-                           "percent": percent(book.currentPage, book.pageCount)]
+                           "percent": StatusReport.percent(book.currentPage, of: book.pageCount)]
         } else {
             out["book"] = .null
         }

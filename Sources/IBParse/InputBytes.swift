@@ -22,8 +22,9 @@ public final class InputBytes: RandomAccessCollection, @unchecked Sendable {
 
     public init(_ bytes: [UInt8]) { storage = .memory(bytes); fileDescriptor = nil }
 
-    /// Maps `size` bytes of the open file `fd` read-only.
-    init(mapping fd: Int32, size: Int) throws(ParseError) {
+    /// Maps `size` bytes of the open file `fd` read-only. `name` is how a message names it.
+    init(mapping fd: Int32, size: Int, name: String) throws(ParseError) {
+        TruncatedMapping.watch(name)
         guard size > 0, let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
             throw ParseError("cannot map the file into memory (\(String(cString: strerror(errno)).lowercased()))")
         }
@@ -87,5 +88,32 @@ public final class InputBytes: RandomAccessCollection, @unchecked Sendable {
             }
             return SHA256.hexString(hash.finalize())
         }
+    }
+}
+
+/// A mapped file cut short while it is read (truncated or rewritten by another
+/// process) makes the next touch of a page past its new end raise SIGBUS. That
+/// cannot be turned back into an error of one input, so ib-parse stops with one
+/// line naming the file and exit 1, rather than die of the signal.
+enum TruncatedMapping {
+    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var length = 0
+    nonisolated(unsafe) private static var installed = false
+
+    static func watch(_ name: String) {
+        let text = "ib-parse: \(name): the file was truncated or rewritten while it was read\n"
+        let old = message
+        message = strdup(text)
+        length = text.utf8.count
+        free(old)
+        if installed { return }
+        installed = true
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            if let text = TruncatedMapping.message { _ = write(2, text, TruncatedMapping.length) }
+            _exit(1)
+        }
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGBUS, &action, nil)
     }
 }

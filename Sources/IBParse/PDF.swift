@@ -36,8 +36,11 @@ enum PDFParser {
         let gbytes = P.g_bytes_new_static(buffer.baseAddress, UInt(buffer.count))
         defer { P.g_bytes_unref(gbytes) }
         var error: UnsafeMutableRawPointer? = nil
-        let opened = if let file { P.poppler_document_new_from_fd(fcntl(file, F_DUPFD_CLOEXEC, 0), nil, &error) }  // poppler owns (and closes) the copy
+        // poppler owns (and closes) the descriptor it is given: a copy of the file's.
+        let copy = file.map { fcntl($0, F_DUPFD_CLOEXEC, 0) } ?? -1
+        let opened = if copy >= 0, let fromFD = P.poppler_document_new_from_fd { fromFD(copy, nil, &error) }
                      else { P.poppler_document_new_from_bytes(gbytes, nil, &error) }
+        if copy >= 0 && P.poppler_document_new_from_fd == nil { close(copy) }
         guard let document = opened else {
             var message = "corrupt or truncated PDF"
             if let error {
@@ -362,7 +365,8 @@ enum PDFParser {
 enum P {
     nonisolated(unsafe) static var g_bytes_new_static: (@convention(c) (UnsafeRawPointer?, UInt) -> OpaquePointer?)!
     nonisolated(unsafe) static var g_bytes_unref: (@convention(c) (OpaquePointer?) -> Void)!
-    nonisolated(unsafe) static var poppler_document_new_from_fd: (@convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?)!
+    typealias FromFD = @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
+    nonisolated(unsafe) static var poppler_document_new_from_fd: FromFD?
     nonisolated(unsafe) static var poppler_document_new_from_bytes: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?)!
     nonisolated(unsafe) static var poppler_error_quark: (@convention(c) () -> UInt32)!
     nonisolated(unsafe) static var g_error_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
@@ -409,7 +413,8 @@ enum P {
         g_bytes_new_static = symbol("g_bytes_new_static")
         g_bytes_unref = symbol("g_bytes_unref")
         poppler_document_new_from_bytes = symbol("poppler_document_new_from_bytes")
-        poppler_document_new_from_fd = symbol("poppler_document_new_from_fd")
+        // Optional (poppler-glib 21.12 and later): without it a large PDF is read from its mapping.
+        poppler_document_new_from_fd = dlsym(handle, "poppler_document_new_from_fd").map { unsafeBitCast($0, to: FromFD.self) }
         poppler_error_quark = symbol("poppler_error_quark")
         g_error_free = symbol("g_error_free")
         g_object_unref = symbol("g_object_unref")

@@ -31,7 +31,7 @@ public struct InputSource: Sendable {
                   fallbackTitle: fallbackTitle, contentType: contentType)
     }
 
-    static let maxFileBytes = 2 << 30
+    public static let maxFileBytes = 2 << 30
     /// Text, Markdown and HTML are held in memory whole, with their pages (~3x the
     /// file): larger than this they are refused before being read. PDF and ZIP
     /// containers (EPUB, DOCX) have their own checks.
@@ -63,8 +63,8 @@ public struct InputSource: Sendable {
         if let real = realpath(path, nil) { resolved = String(cString: real); free(real) }
         // A device or FIFO has no size to check first: it is read as a stream (/dev/zero ends at 64 MiB).
         let bytes = Int(st.st_size) > maxTextBytes && (st.st_mode & S_IFMT) == S_IFREG
-            ? try InputBytes(mapping: fd, size: Int(st.st_size))
-            : try stream(fd)
+            ? try InputBytes(mapping: fd, size: Int(st.st_size), name: path)
+            : try stream(fd, expected: Int(st.st_size))
         let base = path.split(separator: "/").last.map(String.init) ?? path
         var stem = base, ext: String? = nil
         if let dot = base.lastIndex(of: "."), dot != base.startIndex {
@@ -80,8 +80,8 @@ public struct InputSource: Sendable {
     }
 
     /// Reads `fd` to its end: into memory up to 64 MiB, spooled to a file and mapped past that.
-    static func stream(_ fd: Int32) throws(ParseError) -> InputBytes {
-        let spool = Spool()
+    static func stream(_ fd: Int32, expected: Int = 0) throws(ParseError) -> InputBytes {
+        let spool = Spool(expected: expected)
         try spool.read(from: fd)
         return try spool.finish()
     }

@@ -14,6 +14,9 @@ final class Spool {
     private(set) var count = 0
     private var directory = ""
 
+    /// `expected`: the input's size when known (a regular file), so memory is taken once.
+    init(expected: Int = 0) { head.reserveCapacity(min(max(expected, 0), InputSource.maxTextBytes)) }
+
     deinit { if file >= 0 { close(file) } }
 
     func append(_ chunk: UnsafeBufferPointer<UInt8>) throws(ParseError) {
@@ -41,7 +44,7 @@ final class Spool {
 
     func finish() throws(ParseError) -> InputBytes {
         if file < 0 { return InputBytes(head) }
-        return try InputBytes(mapping: file, size: count)
+        return try InputBytes(mapping: file, size: count, name: "the spooled input")
     }
 
     /// Going past memory: only a container may, and what is in memory moves to the file first.

@@ -57,6 +57,7 @@ public enum SearchCommand {
         (IB_SEARCH_SYNONYM_SCOPE=N), the full-text half also searches each word's WordNet synonyms (scripts/build-thesaurus makes
         the file, $IB_THESAURUS or $XDG_DATA_HOME/ib/thesaurus.tsv; IB_SEARCH_SYNONYMS=0
         turns them off), each word counted once by the best of itself and its synonyms.
+        Each N is a whole number from 0 to 100,000,000; anything else is exit 2.
 
         --expand and --rerank run as ib-ask --search ARGS (the provider code lives there, so a
         plain search never loads it); a provider that fails, is slow or is not

@@ -232,6 +232,7 @@ public final class SearchEngine {
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchResult] {
+        warnings = []  // each search says what held for it (a server searches many times)
         guard query.k > 0 else { return [] }
         mark("start")
         let scope = try self.scope(query)

@@ -45,12 +45,14 @@ Options:
       --page-chars N     target characters per estimated page (default 2000;
                          100 to 1000000)
       --timeout SECONDS  URL fetch timeout (default 30; 0.001 to 86400)
-      --max-bytes N      URL download size cap (default 268435456; 1 to 4294967296)
+      --max-bytes N      URL download size cap (default 268435456; 1 to 2147483648)
   -h, --help             show this help
       --version          show the version
 
 Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: one
-                            per CPU for 64 pages or more; 1: in-process)
+                            per CPU, at most 8, for 64 pages or more; 1: in-process)
+             TMPDIR         where stdin, a device or a download over 64 MiB (a PDF
+                            or ZIP) is spooled, unlinked (default /tmp)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
 unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
@@ -82,7 +84,7 @@ runTool("ib-parse") {
     options.title = args.value("title")
     if let n = try args.int("page-chars", min: 100, max: 1_000_000) { options.pageCharacters = n }
     if let t = try args.seconds("timeout") { options.timeoutSeconds = t }
-    if let n = try args.int("max-bytes", min: 1, max: 1 << 32) { options.maxDownloadBytes = n }
+    if let n = try args.int("max-bytes", min: 1, max: InputSource.maxFileBytes) { options.maxDownloadBytes = n }
     options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
     guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
     if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
