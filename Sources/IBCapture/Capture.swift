@@ -88,7 +88,7 @@ public final class CaptureEngine {
     }
 
     /// The book a capture is about: named, or the current one.
-    func book(for c: Capture, createIfMissing: Bool) throws -> BookRef {
+    func book(for c: Capture, createIfMissing: Bool) throws -> BookSummary {
         guard let store else { throw fail("no_current_book") }
         if let id = forcedBookID, let ref = try store.bookRef(id: id) { return ref }
         guard let name = c.book else {
@@ -118,7 +118,7 @@ public final class CaptureEngine {
     /// library by them. When several are, the current book wins if it is one of
     /// them (and stderr says so); otherwise nothing is guessed: exit 3 with the
     /// candidates. nil: no book by that name.
-    func bookByAuthor(_ name: String, _ store: CaptureStore) throws -> BookRef? {
+    func bookByAuthor(_ name: String, _ store: CaptureStore) throws -> BookSummary? {
         let key = TitleMatcher.normalize(name)
         guard !key.isEmpty else { return nil }
         func by(_ authors: [String]) -> Bool {
@@ -135,14 +135,14 @@ public final class CaptureEngine {
     }
 
     /// A page past the book's last page (when its page count is known) is refused.
-    func checkPages(_ c: Capture, _ ref: BookRef) throws {
+    func checkPages(_ c: Capture, _ ref: BookSummary) throws {
         guard ref.pageCount > 0 else { return }
         for page in [c.page, c.pageEnd].compactMap({ $0 }) where page > ref.pageCount {
             throw fail("page_past_end", ref.title, String(ref.pageCount), String(page))
         }
     }
 
-    func base(_ type: String, _ ref: BookRef) -> JSONObject {
+    func base(_ type: String, _ ref: BookSummary) -> JSONObject {
         var o = JSONObject()
         o["type"] = .string(type)
         o["book_id"] = .string(ref.id)
@@ -278,8 +278,8 @@ public final class CaptureEngine {
     }
 
     /// Plan books: each part resolved; "War" + "Peace" are joined back when "War and Peace" is a book.
-    func planBooks(_ c: Capture, _ store: CaptureStore) throws -> [BookRef] {
-        var refs: [BookRef] = []
+    func planBooks(_ c: Capture, _ store: CaptureStore) throws -> [BookSummary] {
+        var refs: [BookSummary] = []
         var i = 0
         let parts = c.books
         while i < parts.count {
@@ -305,7 +305,7 @@ public final class CaptureEngine {
     }
 
     func plan(_ c: Capture, _ line: String, _ store: CaptureStore) throws -> JSON {
-        var refs: [BookRef] = []
+        var refs: [BookSummary] = []
         if c.books.isEmpty {
             if c.dailyPages == nil { throw fail("plan_no_books") }
         } else {

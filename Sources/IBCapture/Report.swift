@@ -343,7 +343,7 @@ public enum Exporter {
                 let text = col(r, hi), title = col(r, ti)
                 guard !text.isEmpty, !title.isEmpty else { skipped += 1; continue }
                 let author = col(r, ai)
-                let ref: BookRef
+                let ref: BookSummary
                 switch try store.resolve(title, author: author.isEmpty ? nil : author) {
                 case .book(let b): ref = b
                 case .ambiguous(_, let ms):

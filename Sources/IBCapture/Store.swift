@@ -3,11 +3,8 @@
 import IBCore
 import IBStore
 
-/// A book as capture names it (the store's reader-side view of a book).
-public typealias BookRef = ReaderBook
-
 public enum Resolution: Sendable {
-    case book(BookRef)
+    case book(BookSummary)
     case ambiguous(query: String, [TitleMatcher.Match])
     case none(query: String, suggestions: [TitleMatcher.Match])
 }
@@ -28,7 +25,7 @@ public final class CaptureStore {
 
     // MARK: books
 
-    func bookRef(id: String) throws -> BookRef? {
+    func bookRef(id: String) throws -> BookSummary? {
         try records.book(id: id)
     }
 
@@ -64,7 +61,7 @@ public final class CaptureStore {
     }
 
     /// The current book: the most recently active one being read.
-    public func currentBook() throws -> BookRef? {
+    public func currentBook() throws -> BookSummary? {
         if let id = try records.latestReadingBookID() {
             return try bookRef(id: id)
         }
@@ -79,7 +76,7 @@ public final class CaptureStore {
     }
 
     /// Adds a book the reader holds in their hands (no file): id from the title and authors.
-    public func createBook(title: String, author: String?, pageCount: Int?, now: String) throws -> BookRef {
+    public func createBook(title: String, author: String?, pageCount: Int?, now: String) throws -> BookSummary {
         let key = "ib-capture:" + TitleMatcher.normalize(title) + "\n" + TitleMatcher.normalize(author ?? "")
         let id = String(SHA256.hex(key).prefix(16))
         if let existing = try bookRef(id: id) { return existing }

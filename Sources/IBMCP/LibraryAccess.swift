@@ -20,18 +20,6 @@ struct ToolError: Error {
     init(_ message: String, detail: JSON? = nil) { self.message = message; self.detail = detail }
 }
 
-/// What tools need to know of a book.
-struct BookFacts {
-    var id: String
-    var title: String
-    var authors: [String]
-    var pageCount: Int
-    /// The reading position; 0 when none is set.
-    var currentPage: Int
-    /// ib-index show's record.
-    var json: JSON
-}
-
 /// One chunk, as get_passage shows it.
 struct PassageFacts {
     var index: Int
@@ -91,22 +79,18 @@ final class LibraryAccess {
 
     // MARK: books
 
-    private static func facts(_ b: BookInfo) -> BookFacts {
-        BookFacts(id: b.id, title: b.title, authors: b.authors, pageCount: b.pageCount, currentPage: b.currentPage, json: b.json)
-    }
-
     /// Every book, ready or not, oldest first (ib-index list's records).
-    func books() throws -> [BookFacts] {
-        try guarded { try library().books(all: true).map(Self.facts) }
+    func books() throws -> [BookInfo] {
+        try guarded { try library().books(all: true) }
     }
 
     /// BOOK as every tool takes it: an id, an id prefix or a (fuzzy) title. Several
     /// matches: a tool error listing the candidates, never a guess.
-    func book(_ query: String) throws -> BookFacts {
+    func book(_ query: String) throws -> BookInfo {
         try guarded {
             let library = try library()
             do {
-                return Self.facts(try library.resolveBook(query))
+                return try library.resolveBook(query)
             } catch let e as IBError where e.code == .ambiguous {
                 throw ToolError(e.message + "\n" + Self.askHint,
                                 detail: Self.ambiguityDetail(query: query, candidates: try candidates(query, library)))
@@ -144,11 +128,11 @@ final class LibraryAccess {
     }
 
     /// The book ib-capture takes as current (the one being read), if any.
-    func currentBook() throws -> BookFacts? {
+    func currentBook() throws -> BookInfo? {
         try guarded {
             let library = try library()
             guard let ref = try CaptureStore(library: library).currentBook(), let b = try library.book(id: ref.id) else { return nil }
-            return Self.facts(b)
+            return b
         }
     }
 

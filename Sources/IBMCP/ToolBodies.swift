@@ -2,6 +2,7 @@
 // passages stop at each book's reading position unless all_pages is set.
 import IBCapture
 import IBCore
+import IBStore
 
 enum ToolBodies {
 
@@ -54,7 +55,7 @@ enum ToolBodies {
     }
 
     /// The book named, else the one being read; neither: a tool error that says what to do.
-    static func bookOrCurrent(_ a: ToolArguments, _ access: LibraryAccess) throws -> BookFacts? {
+    static func bookOrCurrent(_ a: ToolArguments, _ access: LibraryAccess) throws -> BookInfo? {
         if let name = a.string("book") { return try access.book(name) }
         return try access.currentBook()
     }

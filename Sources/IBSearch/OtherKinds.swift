@@ -45,7 +45,7 @@ extension SearchEngine {
         if let wanted { let set = Set(wanted); books = books.filter { set.contains($0.id) } }
         let queryWords = Self.lowerWords(text)
         guard !queryWords.isEmpty else { return [] }
-        var hits: [(Double, SearchBook)] = []
+        var hits: [(Double, BookSummary)] = []
         for book in books {
             let titleWords = Self.lowerWords(book.title)
             let authorWords = book.authors.flatMap { Self.lowerWords($0) }

@@ -104,9 +104,6 @@ public struct SearchResult: Sendable, Equatable {
     public var fusedScore: Double?
 }
 
-/// A searched book: what results need, read in one query.
-public typealias SearchBook = BookSummary
-
 public final class SearchEngine {
     public static let defaultCandidates = 40
     /// Hybrid fusion: nil (the default) fuses standardized scores (see Standardized);
@@ -161,7 +158,7 @@ public final class SearchEngine {
     public private(set) var warnings: [String] = []
     func warn(_ message: String) { if !warnings.contains(message) { warnings.append(message) } }
 
-    private var bookCache: [String: SearchBook] = [:]
+    private var bookCache: [String: BookSummary] = [:]
 
     /// `encoder`: the model to embed queries; when nil it is loaded from
     /// `modelDirectory` (or Config.modelDirectory()) on the first vector search.
@@ -185,13 +182,13 @@ public final class SearchEngine {
     /// Ready books, with their reading positions as they are now (positions are
     /// never cached: an engine that lives long, as in ib-ask, sees every set-page).
     /// Two queries whatever the number of books.
-    public func readyBooks() throws -> [SearchBook] {
+    public func readyBooks() throws -> [BookSummary] {
         let books = try library.bookSummaries(readyOnly: true)
         for book in books { bookCache[book.id] = book }
         return books
     }
 
-    func bookInfo(_ id: String) throws -> SearchBook? {
+    func bookInfo(_ id: String) throws -> BookSummary? {
         if let cached = bookCache[id] { return cached }
         _ = try readyBooks()
         return bookCache[id]

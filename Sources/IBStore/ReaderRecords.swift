@@ -4,21 +4,6 @@
 // keeps the SQL.
 import IBCore
 
-/// A book as the reader's records see it: its name, authors, length and the reading position.
-public struct ReaderBook: Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var authors: [String]
-    public var pageCount: Int
-    /// The reading position; 0 when unset.
-    public var currentPage: Int
-
-    public init(id: String, title: String, authors: [String], pageCount: Int, currentPage: Int) {
-        self.id = id; self.title = title; self.authors = authors
-        self.pageCount = pageCount; self.currentPage = currentPage
-    }
-}
-
 public struct ReaderRecords {
     let db: Database
 
@@ -26,15 +11,15 @@ public struct ReaderRecords {
 
     // MARK: books
 
-    public func book(id: String) throws -> ReaderBook? {
+    public func book(id: String) throws -> BookSummary? {
         try db.query("""
             SELECT b.id, b.title, b.page_count, b.current_page,
               (SELECT json_group_array(name) FROM (SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
                  WHERE ba.book_id = b.id ORDER BY ba.position)) AS authors
             FROM books b WHERE b.id = ?
             """, id).first.map { row in
-            ReaderBook(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: Self.strings(row.text("authors")),
-                       pageCount: row.int("page_count") ?? 0, currentPage: row.int("current_page") ?? 0)
+            BookSummary(id: row.text("id") ?? "", title: row.text("title") ?? "", authors: Self.strings(row.text("authors")),
+                        currentPage: row.int("current_page") ?? 0, pageCount: row.int("page_count") ?? 0)
         }
     }
 

@@ -17,7 +17,7 @@ extension LibraryTests {
         try records.addPhysicalBook(id: "bbbb000000000000", title: "Letters", author: nil, source: "capture:Letters", pageCount: nil, now: now)
         XCTAssertNil(try records.onlyBookID(), "two books: neither is the only one")
         XCTAssertEqual(try records.book(id: "aaaa000000000000"),
-                       ReaderBook(id: "aaaa000000000000", title: "Meditations", authors: ["Marcus Aurelius"], pageCount: 254, currentPage: 0))
+                       BookSummary(id: "aaaa000000000000", title: "Meditations", authors: ["Marcus Aurelius"], currentPage: 0, pageCount: 254))
         XCTAssertNil(try records.book(id: "nope"))
         XCTAssertEqual(try records.titleEntries().sorted { $0.id < $1.id },
                        [TitleMatcher.Entry(id: "aaaa000000000000", title: "Meditations", authors: ["Marcus Aurelius"]),
