@@ -66,6 +66,20 @@ public enum TextClasses {
         }
     }
 
+    /// Takes two columns on a terminal (East Asian wide and full-width): CJK,
+    /// kana, Hangul, CJK punctuation and symbols, full-width forms. Also where
+    /// text may be cut between two characters without a space.
+    @inlinable
+    public static func isWide(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x1100...0x115F, 0x2E80...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+             0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFF:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// The first scalar of a character is Han.
     @inlinable
     public static func isHan(_ c: Character) -> Bool { c.unicodeScalars.first.map { isHan($0.value) } ?? false }

@@ -11,7 +11,7 @@ extension String {
         for s in unicodeScalars {
             let v = s.value
             if s.properties.generalCategory == .nonspacingMark || s.properties.generalCategory == .enclosingMark || v == 0x200B { continue }
-            width += TextClasses.isCJK(v) || (0x3000...0x303F).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) ? 2 : 1
+            width += TextClasses.isWide(v) ? 2 : 1
         }
         return width
     }

@@ -3,6 +3,7 @@
 // then a line break, then a space; a word is never cut (text without spaces,
 // such as Chinese or Japanese, is cut between ideographs). The white space at
 // a cut is dropped: the pages joined by "\n" give back the text's words.
+import IBCore
 
 public enum Pagination {
     public static let defaultTarget = 2000
@@ -122,7 +123,7 @@ public enum Pagination {
             if length > 1 {
                 for k in 1..<length where i + k < b.count { value = value << 6 | UInt32(b[i + k] & 0x3F) }
             }
-            let wide = isWide(value)
+            let wide = TextClasses.isWide(value)
             if i > lo && (wide || previousWide) {
                 if best == nil || abs(i - goal) < abs(best! - goal) { best = i }
             }
@@ -132,8 +133,4 @@ public enum Pagination {
         return best
     }
 
-    static func isWide(_ v: UInt32) -> Bool {
-        (0x2E80...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v)
-            || (0xFF00...0xFFEF).contains(v) || (0x20000...0x3FFFF).contains(v)
-    }
 }
