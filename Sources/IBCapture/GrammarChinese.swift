@@ -56,13 +56,7 @@ extension CaptureParser {
             }
         }
 
-        // A line that opens with a quotation mark: 「…」——《沉思录》第12页
-        if let q = CaptureParser.quoted(s), TextClasses.trim(q.before).isEmpty {
-            var c = Capture(intent: .quote)
-            c.text = TextClasses.trim(q.inside)
-            applyTrailingMeta(q.after, to: &c)
-            return c
-        }
+        if let c = leadingQuote(s) { return c }
         let titles = CaptureParser.bracketTitles(s)
         let plain = CaptureParser.removeBrackets(s)
         // Plans: 计划2027年1月31日前读完《A》和《B》, 月底前读完《A》

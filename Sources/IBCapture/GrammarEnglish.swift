@@ -45,13 +45,7 @@ extension CaptureParser {
                 }
             }
         }
-        // A line that opens with a quotation mark.
-        if let q = CaptureParser.quoted(s), TextClasses.trim(q.before).isEmpty {
-            var c = Capture(intent: .quote)
-            c.text = TextClasses.trim(q.inside)
-            applyTrailingMeta(q.after, to: &c)
-            return c
-        }
+        if let c = leadingQuote(s) { return c }
         let lower = s.lowercased()
         // Plans without a keyword: "finish X by Friday", "I want to finish X by the end of the month".
         for prefix in EnglishLexicon.planOpenings where lower.hasPrefix(prefix) {
