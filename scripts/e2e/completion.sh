@@ -4,7 +4,8 @@
 # shell, asked to complete "TOOL --", offers exactly the long options that
 # TOOL --help names; subcommands, option values and book arguments (ids and
 # titles from the library, by one read-only sqlite3 query) complete too.
-# zsh and fish are tested when installed (scripts/install-deps installs them).
+# zsh and fish are tested when installed (scripts/install-deps installs them);
+# zsh both through _ib with compadd stubbed and in a real interactive zsh (zpty).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
 comp="$root/completions"
@@ -95,6 +96,20 @@ for shell in "${shells[@]}"; do
   contains "$shell" "$title" ib-ask --db "$db" --book "the adv"
   IB_DB="$db" contains "$shell" "$id" ib-index delete ""
 done
+
+# zsh's real completion system, in an interactive zsh on a pseudo-terminal
+# (the checks above stub compadd and _files to read what _ib offers).
+if command -v zsh >/dev/null; then
+  while IFS='|' read -r line want; do
+    (cd "$tmp" && zsh -f "$here/lib/zsh-complete.zsh" "$comp" "$line" "$want") 2>"$tmp/zpty.err" && ok ||
+      fail "zsh (interactive): '$line<TAB>' does not show '$want': $(tail -1 "$tmp/zpty.err")"
+  done <<LINES
+ib-search --mod|ib-search --mode
+ib-search --kind |quotes
+ib-capture st|ib-capture status
+ib-index --db $db show ${id:0:4}|$id
+LINES
+fi
 
 # Book completion costs one sqlite3 query: time 20 of them through bash.
 start=$(date +%s%N)
