@@ -47,7 +47,7 @@ public enum AskCommand {
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
           --model-dir DIR     the sentence encoder, for extractive answers (default $IB_MODEL_DIR)
       -h, --help              this help
-          --version           the version
+          --version           the version, the commit and the model folder
 
     ib-ask --search ARGS... runs ib-search ARGS with this tool's providers, for
     ib-search --expand and --rerank (same options and output as ib-search).
@@ -75,7 +75,7 @@ public enum AskCommand {
     public static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, options: options)
         if args.has("help") { OutputStream.standardOutput.write(help + "\n"); return }
-        if args.has("version") { OutputStream.standardOutput.write("ib-ask \(ibVersion)\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-ask", modelDirectoryFlag: try args.path("model-dir"))); return }
         let verbose = args.has("verbose")
         let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
         let json = args.has("json"), strict = args.has("strict")

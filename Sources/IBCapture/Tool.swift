@@ -34,7 +34,7 @@ public enum CaptureTool {
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
           --private        status: hide quote and note text
-          -h, --help       this help;  --version  the version
+          -h, --help       this help;  --version  the version, commit, model
 
         Pages start at 1: a page below 1 (p. -3, p. 0) or past the book's page
         count (when known) is an error naming it; nothing is written. A name that
@@ -72,7 +72,7 @@ public enum CaptureTool {
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
           --private        status：隐藏摘录和笔记的文字
-          -h, --help       本帮助；  --version  版本
+          -h, --help       本帮助；  --version  版本、提交与模型
 
         页码从 1 开始：小于 1 的页码（第-3页、p. 0）或超过书的总页数（已知时）
         都会报错并指出该页码，不写入任何内容。只写作者名（摘录 第9页 Dostoevsky：…）
@@ -93,7 +93,7 @@ public enum CaptureTool {
     public static func main(_ argv: [String]) throws {
         let args = try Arguments(argv, options: options)
         if args.has("help") { OutputStream.standardOutput.write((Messages.current == .zh ? helpChinese : help) + "\n"); return }
-        if args.has("version") { OutputStream.standardOutput.write("ib-capture \(ibVersion)\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-capture")); return }
         let db = try args.path("db")
         var opts = CaptureOptions()
         opts.dryRun = args.has("dry-run")

@@ -29,7 +29,7 @@ public enum IndexCommand {
       --floats               export: embeddings as JSON arrays instead of base64
       -q, --quiet            no progress or summary on stderr
       -h, --help             this help
-          --version          the version
+          --version          the version, the commit and the model folder
 
     Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
     Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books.
@@ -56,7 +56,7 @@ public enum IndexCommand {
     public static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, options: options)
         if args.has("help") { print(usage); return }
-        if args.has("version") { print("ib-index \(ibVersion)"); return }
+        if args.has("version") { print(Installation.versionText(tool: "ib-index"), terminator: ""); return }
         var positionals = args.positionals
         var command = "store"
         // A file that happens to be called "list" is stored, not listed.

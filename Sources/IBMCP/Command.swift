@@ -28,7 +28,7 @@ public enum MCPCommand {
                              $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2); loaded on
                              the first search and kept
           -h, --help         this help
-          --version          the version
+          --version          the version, the commit and the model folder
 
         Stdout carries only protocol messages; diagnostics go to stderr. A bad
         message (one over 64 MiB included), an unknown tool or method, bad arguments
@@ -44,7 +44,7 @@ public enum MCPCommand {
     public static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, options: options)
         if args.has("help") { OutputStream.standardOutput.write(usage); return }
-        if args.has("version") { OutputStream.standardOutput.write("ib-mcp \(ibVersion)\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-mcp", modelDirectoryFlag: try args.path("model-dir"))); return }
         guard args.positionals.isEmpty else { throw IBError.usage("ib-mcp takes no arguments (got '\(args.positionals[0])')") }
         let server = MCPServer(databasePath: try args.path("db"), modelDirectory: try args.path("model-dir"),
                                settings: try SearchSettings.fromEnvironment(), today: try Day.fromEnvironment())

@@ -39,7 +39,7 @@ public enum ModelVerification {
         hasher.update(file.bytes)
         let digest = SHA256.hexString(hasher.finalize())
         guard digest == known.sha256 else {
-            throw IBError("\(file.path): sha256 is \(digest), expected \(known.sha256) for \(known.model): the file is damaged; run scripts/fetch-model to download it again")
+            throw IBError("\(file.path): sha256 is \(digest), expected \(known.sha256) for \(known.model): the file is damaged; run \(Installation.fetchModelCommand) to download it again")
         }
         if let stamp {
             let dir = String(stamp[..<stamp.lastIndex(of: "/")!])

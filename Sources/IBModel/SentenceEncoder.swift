@@ -59,10 +59,10 @@ public final class SentenceEncoder: @unchecked Sendable {
         var dir = directory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         guard FileSystem.isDirectory(dir) else {
-            throw IBError("model folder \(dir) not found: run scripts/fetch-model (or set IB_MODEL_DIR / --model-dir)")
+            throw IBError("model folder \(dir) not found: run \(Installation.fetchModelCommand) (or set IB_MODEL_DIR / --model-dir; \(Installation.buildThesaurusCommand) adds ib-search's synonyms)")
         }
         for required in ["config.json", "model.safetensors", "vocab.txt"] where !FileSystem.exists(dir + "/" + required) {
-            throw IBError("model folder \(dir) has no \(required): run scripts/fetch-model to download the model again")
+            throw IBError("model folder \(dir) has no \(required): run \(Installation.fetchModelCommand) to download the model again")
         }
         self.directory = dir
         modelID = String(dir.split(separator: "/").last ?? "model")

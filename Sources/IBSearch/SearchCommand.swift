@@ -43,7 +43,7 @@ public enum SearchCommand {
           --model-dir DIR      the model folder (default $IB_MODEL_DIR, else
                                $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
           -h, --help           this help
-          --version            the version
+          --version            the version, the commit and the model folder
 
         Output: JSON Lines {"type":"result","kind":"chunk","rank","score","book_id","title",
         "start_page","end_page","start_label","end_label","chunk_id","text","snippet"};
@@ -102,7 +102,7 @@ public enum SearchCommand {
         let args = try Arguments(arguments, options: options)
 
         if args.has("help") { OutputStream.standardOutput.write(usage); return }
-        if args.has("version") { OutputStream.standardOutput.write("ib-search \(ibVersion)\n"); return }
+        if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-search", modelDirectoryFlag: try args.path("model-dir"))); return }
         let text = args.positionals.joined(separator: " ")
         guard !text.allSatisfy(\.isWhitespace) else { throw IBError.usage("QUERY is missing") }
         let k = try args.int("count", min: 1, max: 10_000) ?? 10

@@ -12,7 +12,7 @@ public enum ModelFolder {
         let positions = maxPositions ?? maxPositionEmbeddings(directory: directory)
         guard FileSystem.exists(path) else {
             if FileSystem.isDirectory(directory) { return positions ?? 512 }
-            throw IBError("model folder \(directory) not found: run scripts/fetch-model, or set IB_MODEL_DIR")
+            throw IBError("model folder \(directory) not found: run \(Installation.fetchModelCommand), or set IB_MODEL_DIR")
         }
         let json = try JSON.read(file: path, limit: 1 << 20)
         guard let length = json["max_seq_length"]?.intValue, length > 2 else {

@@ -29,7 +29,7 @@ public final class WordPieceTokenizer: Sendable {
     public convenience init(modelDirectory: String) throws(IBError) {
         let path = modelDirectory + "/vocab.txt"
         guard FileSystem.exists(path) else {
-            throw IBError("no vocab.txt in \(modelDirectory): run scripts/fetch-model, or set IB_MODEL_DIR")
+            throw IBError("no vocab.txt in \(modelDirectory): run \(Installation.fetchModelCommand), or set IB_MODEL_DIR")
         }
         try self.init(vocabPath: path)
     }

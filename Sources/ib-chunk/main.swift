@@ -27,7 +27,7 @@ Options:
   --tokenize         read text (one per line, or {"text": ...} records) and
                      write {"text", "input_ids", "tokens"} per line
   -h, --help         show this help
-      --version      show the version
+      --version      show the version, the commit and the model folder
 
 Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
 2 usage error. See ib-chunk(1) and ib(7).
@@ -40,7 +40,7 @@ runTool("ib-chunk") {
         .init("help", short: "h"), .init("version"),
     ])
     if args.has("help") { print(help); return }
-    if args.has("version") { print("ib-chunk \(ibVersion)"); return }
+    if args.has("version") { print(Installation.versionText(tool: "ib-chunk", modelDirectoryFlag: try args.path("model-dir")), terminator: ""); return }
     let modelDirectory = Config.modelDirectory(flag: try args.path("model-dir"))
 
     if args.has("tokenize") {

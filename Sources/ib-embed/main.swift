@@ -38,7 +38,7 @@ Options:
                       library; search then ranks by whole-chunk vectors only)
 \(ProviderOptions.help)
   -h, --help          show this help
-      --version       show the version
+      --version       show the version, the commit and the model folder
 
 Providers and cache: --provider openai or ollama sends the texts to that API
 (--batch is then texts per request). Every provider's vectors are cached by
@@ -63,7 +63,6 @@ runTool("ib-embed") {
         .init("help", short: "h"), .init("version"),
     ] + ProviderOptions.arguments)
     if args.has("help") { print(help); return }
-    if args.has("version") { print("ib-embed \(ibVersion)"); return }
     let encoding: EmbeddingEncoding = try args.choice("encoding", ["floats", "base64"]) == "base64" ? .base64 : .floats
     let batch = try args.int("batch", min: 1, max: ProviderOptions.maxBatch) ?? SentenceEncoder.defaultBatchSize
     let threads = try args.int("threads", min: 1, max: 256)
@@ -72,6 +71,12 @@ runTool("ib-embed") {
     if args.value("query") != nil && !args.positionals.isEmpty { throw IBError.usage("--query takes no FILE arguments") }
 
     let choice = try ProviderOptions(args)
+    if args.has("version") {
+        let model = choice.provider == "native" ? nil : choice.provider + "/" + (choice.model ?? (choice.provider == "openai" ? OpenAIEmbeddingProvider.defaultModel : OllamaEmbeddingProvider.defaultModel))
+        print(Installation.versionText(tool: "ib-embed", modelDirectoryFlag: choice.nativeModelDirectory(flag: modelDirFlag), model: model),
+              terminator: "")
+        return
+    }
     let provider = try choice.makeProvider {
         try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: modelDirFlag),
                            batchSize: batch, threads: threads,

@@ -47,7 +47,7 @@ Options:
       --timeout SECONDS  URL fetch timeout (default 30; 0.001 to 86400)
       --max-bytes N      URL download size cap (default 268435456; 1 to 2147483648)
   -h, --help             show this help
-      --version          show the version
+      --version          show the version, the commit and the model folder
 
 Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: one
                             per CPU, at most 8, for 64 pages or more; 1: in-process)
@@ -67,7 +67,7 @@ runTool("ib-parse") {
         .init("help", short: "h"), .init("version"),
     ])
     if args.has("help") { print(help); return }
-    if args.has("version") { print("ib-parse \(ibVersion)"); return }
+    if args.has("version") { print(Installation.versionText(tool: "ib-parse"), terminator: ""); return }
     var options = ParseOptions()
     if let name = args.value("format") {
         guard let format = BookFormat(name: name) else {
