@@ -40,7 +40,8 @@ the white space at a cut is dropped. A section (chapter: EPUB spine document,
 heading, PDF outline entry) starts a new page; each page carries section_index
 and section_title (null for plain text).
 
-OCR: images are recognised with tesseract (loaded on first use); each such page
+OCR: images, and PDF pages whose text layer is (nearly) empty and that are mostly
+image (scans), are recognised with tesseract (loaded on first use); each such page
 record has "ocr": true and "ocr_confidence" (mean word confidence, 0-100).
 
 Options:
@@ -51,6 +52,8 @@ Options:
                          100 to 1000000)
       --timeout SECONDS  URL fetch timeout (default 30; 0.001 to 86400)
       --max-bytes N      URL download size cap (default 268435456; 1 to 4294967296)
+      --ocr MODE         PDF pages to OCR: auto (default: scanned pages, with (nearly)
+                         no text and mostly image), always, never
       --lang LANGS       OCR languages, tesseract names joined with +: eng, chi_sim,
                          eng+chi_sim (default auto: the book's language, else English,
                          Chinese when the script is Han)
@@ -58,7 +61,8 @@ Options:
       --version          show the version
 
 Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: one
-                            per CPU for 64 pages or more; 1: in-process)
+                            per CPU for 64 pages or more, and for scanned pages
+                            to OCR; 1: in-process)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
 unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
@@ -70,7 +74,7 @@ runTool("ib-parse") {
         .init("format", short: "f", takesValue: true), .init("title", takesValue: true),
         .init("encoding", takesValue: true), .init("page-chars", takesValue: true),
         .init("timeout", takesValue: true), .init("max-bytes", takesValue: true),
-        .init("lang", takesValue: true),
+        .init("ocr", takesValue: true), .init("lang", takesValue: true),
         .init("help", short: "h"), .init("version"),
     ])
     if args.has("help") { print(help); return }
@@ -92,6 +96,10 @@ runTool("ib-parse") {
     if let n = try args.int("page-chars", min: 100, max: 1_000_000) { options.pageCharacters = n }
     if let t = try args.seconds("timeout") { options.timeoutSeconds = t }
     if let n = try args.int("max-bytes", min: 1, max: 1 << 32) { options.maxDownloadBytes = n }
+    if let mode = args.value("ocr") {
+        guard let m = OCRMode(rawValue: mode) else { throw IBError.usage("--ocr must be one of auto, always, never, not '\(mode)'") }
+        options.ocr = m
+    }
     if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
         throw IBError.usage("--lang must be auto or tesseract language names joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
     }

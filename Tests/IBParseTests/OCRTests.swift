@@ -82,6 +82,32 @@ final class OCRTests: XCTestCase {
         XCTAssertEqual(parseError(fixtures + "/page.png") { _ = $0.setOCRLanguage("xx_none") }.map { $0.contains("not installed") }, true)
     }
 
+    func testScannedPDFPagesAreOCRdAndMarked() throws {
+        let (book, pages) = try parseFile(fixtures + "/scanned.pdf")
+        XCTAssertEqual(book.format, "pdf")
+        XCTAssertEqual(pages.count, 2)
+        XCTAssertEqual(pages.map { $0.extra["ocr"] }, [.bool(true), .bool(true)])
+        XCTAssertGreaterThanOrEqual(recall(try truth("page.txt"), pages[0].text), 0.97)
+        XCTAssertGreaterThanOrEqual(recall(try truth("tiff-2.txt"), pages[1].text), 0.97)
+        // --ocr never: the empty text layer as it is.
+        let (_, never) = try parseFile(fixtures + "/scanned.pdf") { $0.ocr = .never }
+        XCTAssertEqual(never.map(\.text), ["", ""])
+        XCTAssertNil(never[0].extra["ocr"])
+    }
+
+    func testTextPDFIsNotOCRdUnlessAlways() throws {
+        let dir = TempDir()
+        let path = dir.write("t.pdf", makePDF(pages: [["The quick brown fox jumps over the lazy dog near the river bank"], ["Hi"]],
+                                              labels: "<< /Nums [0 << /S /r >> 1 << /S /D >>] >>"))
+        let (_, auto) = try parseFile(path)
+        XCTAssertNil(auto[0].extra["ocr"], "a page with a text layer is not OCR'd")
+        XCTAssertNil(auto[1].extra["ocr"], "nearly empty but no image: not a scan")
+        let (_, always) = try parseFile(path) { $0.ocr = .always }
+        XCTAssertEqual(always[0].extra["ocr"], .bool(true))
+        XCTAssertEqual(always.map(\.label), ["i", "1"], "OCR'd pages keep their printed labels")
+        XCTAssertGreaterThanOrEqual(recall("The quick brown fox jumps over the lazy dog near the river bank", always[0].text), 0.9)
+    }
+
     func testBadImages() throws {
         let dir = TempDir()
         XCTAssertEqual(parseError(dir.write("empty.png", [])), "empty file (0 bytes)")
