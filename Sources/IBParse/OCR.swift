@@ -284,6 +284,7 @@ enum T {
     nonisolated(unsafe) static var pixReadHeaderMem: (@convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32)!
     nonisolated(unsafe) static var readHeaderMemTiff: (@convention(c) (UnsafePointer<UInt8>?, Int, Int32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32)!
     nonisolated(unsafe) static var pixReadMem: (@convention(c) (UnsafePointer<UInt8>?, Int) -> OpaquePointer?)!
+    nonisolated(unsafe) static var pixReadMemJpeg: (@convention(c) (UnsafePointer<UInt8>?, Int, Int32, Int32, UnsafeMutablePointer<Int32>?, Int32) -> OpaquePointer?)!
     nonisolated(unsafe) static var pixReadMemTiff: (@convention(c) (UnsafePointer<UInt8>?, Int, Int32) -> OpaquePointer?)!
     nonisolated(unsafe) static var pixConvertTo8: (@convention(c) (OpaquePointer?, Int32) -> OpaquePointer?)!
     nonisolated(unsafe) static var pixBackgroundNormSimple: (@convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> OpaquePointer?)!
@@ -340,6 +341,7 @@ enum T {
         readHeaderMemTiff = symbol(lept, "readHeaderMemTiff")
         pixReadMem = symbol(lept, "pixReadMem")
         pixReadMemTiff = symbol(lept, "pixReadMemTiff")
+        pixReadMemJpeg = symbol(lept, "pixReadMemJpeg")
         pixConvertTo8 = symbol(lept, "pixConvertTo8")
         pixScaleGrayLI = symbol(lept, "pixScaleGrayLI")
         pixBackgroundNormSimple = symbol(lept, "pixBackgroundNormSimple")
