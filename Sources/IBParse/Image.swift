@@ -46,10 +46,10 @@ enum ImageParser {
                     throw ParseError("corrupt or truncated \(kind) (its header cannot be read)")
                 }
                 try check(width: Int(w), height: Int(h), kind: kind, page: nil)
-                // A large JPEG (a phone photo) is decoded at half or quarter size straight away: a page needs
+                // A large JPEG (a phone photo) is decoded at half size straight away: a page needs
                 // no more than 16 megapixels, and a 48-megapixel photo decoded whole takes 200 MB.
                 let pixels = Int(w) * Int(h)
-                let reduction: Int32 = pixels > 4 * OCR.scaleAbove ? 4 : pixels > OCR.scaleAbove ? 2 : 1
+                let reduction: Int32 = pixels > OCR.scaleAbove ? 2 : 1
                 var warnings: Int32 = 0
                 let decoded = format == 2 && reduction > 1 ? T.pixReadMemJpeg(base, b.count, 0, reduction, &warnings, 0) : T.pixReadMem(base, b.count)
                 guard let pix = decoded else { throw ParseError("corrupt or truncated \(kind) (it cannot be decoded)") }
