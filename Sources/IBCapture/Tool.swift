@@ -30,6 +30,13 @@ public enum CaptureTool {
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
+          --image FILE     a quote from a photo of the page (OCR by ib-parse): the
+                           whole passage, or with --text the span that best matches;
+                           the page from the photo's running header or footer unless
+                           the line gives one; the line may name the book and tags
+          --text WORDS     with --image: words from the passage to quote
+          --yes            with --image: save even a low-confidence read (else the
+                           candidates are listed, nothing saved, exit 1)
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
@@ -68,6 +75,12 @@ public enum CaptureTool {
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
+          --image 文件     从书页照片中摘录（由 ib-parse 识别文字）：整段文字，或配合
+                           --text 取最匹配的一段；页码取自照片的页眉或页脚（这一行
+                           没有写页码时）；这一行可以写书名和标签
+          --text 词语      与 --image 一起使用：摘录段落中的词语
+          --yes            与 --image 一起使用：置信度低时也保存（否则列出候选、
+                           不保存，退出码 1）
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
@@ -88,6 +101,7 @@ public enum CaptureTool {
         .init("db", takesValue: true), .init("dry-run"), .init("json"), .init("create"), .init("ask"),
         .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
         .init("private"), .init("help", short: "h"), .init("version"),
+        .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
     ] }
 
     public static func main(_ argv: [String]) throws {
@@ -138,6 +152,16 @@ public enum CaptureTool {
             return
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
+        if args.value("image") == nil && (args.value("text") != nil || args.has("yes")) { throw IBError.usage(Messages.text("image_usage")) }
+        if let image = args.value("image") {
+            if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
+            let line = positionals.joined(separator: " ")
+            let store = opts.dryRun ? nil : try openStore(db)
+            if let store { keepOpen(store) }
+            let engine = CaptureEngine(options: opts, store: store)
+            _ = try captureImage(engine, image, line: line, words: args.value("text"), yes: args.has("yes"), out)
+            return
+        }
         let store = opts.dryRun ? nil : try openStore(db)
         if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
@@ -235,6 +259,58 @@ public enum CaptureTool {
         let byAuthor = refs.filter { r in !key.isEmpty && r.authors.contains { TitleMatcher.normalize($0).contains(key) } }
         if byAuthor.count == 1 { return (pending, byAuthor[0].id) }
         return nil
+    }
+
+    /// --image: the quote read from a photo (see ImageCapture), with the book, page and tags the
+    /// line names (the page printed on the photo when the line gives none).
+    static func captureImage(_ engine: CaptureEngine, _ path: String, line: String, words: String?, yes: Bool,
+                             _ out: OutputStream) throws -> JSON {
+        var c = Capture(intent: .quote)
+        let parts = ImageCapture.lineParts(line)
+        c.book = parts.book; c.page = parts.page; c.badPage = parts.badPage; c.tags = parts.tags
+        let reading = try ImageCapture.read(path)
+        let (printed, body) = ImageCapture.pageNumber(reading.text)
+        var problems: [String] = []
+        if reading.confidence < ImageCapture.minConfidence { problems.append(Messages.text("image_low_confidence", reading.confidence)) }
+        var candidates: [String]
+        if let words, !TextClasses.trim(words).isEmpty {
+            let spans = ImageCapture.bestSpans(body, query: words, count: 3)
+            guard let best = spans.first else { throw IBError(Messages.text("image_no_match", path)) }
+            if best.share < ImageCapture.minMatch { problems.append(Messages.text("image_weak_match", Int((best.share * 100).rounded()))) }
+            candidates = spans.map(\.text)
+        } else {
+            candidates = [ImageCapture.passage(body)]
+        }
+        if !problems.isEmpty && !yes {
+            var message = Messages.text("image_low", path, problems.joined(separator: "; "))
+            for (i, text) in candidates.enumerated() { message += "\n  \(i + 1). " + (text.count > 300 ? String(text.prefix(300)) + "…" : text) }
+            message += "\n" + Messages.text("image_yes_hint")
+            if engine.options.json {
+                out.writeJSON(.object(JSONObject([("type", "low_confidence"), ("image", .string(path)),
+                                                  ("ocr_confidence", JSON(reading.confidence)), ("page", JSON(printed)),
+                                                  ("candidates", JSON(candidates))])))
+                out.flush()
+            }
+            throw IBError(message)
+        }
+        c.text = candidates[0]
+        if c.page == nil && c.badPage == nil { c.page = printed }
+        if c.text?.unicodeScalars.contains(where: { $0.value >= 0x4E00 && $0.value <= 0x9FFF }) ?? false { c.language = "zh" }
+        do {
+            var record = try engine.capture(c, line: path)
+            if case .object(var o) = record {
+                o["image"] = .string(path)
+                o["ocr_confidence"] = JSON(reading.confidence)
+                o["page_from_image"] = .bool(c.page != nil && c.page == printed)
+                record = .object(o)
+            }
+            if !engine.options.dryRun { clearPending() }
+            out.writeJSON(record)
+            return record
+        } catch let f as CaptureFailure {
+            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
+            throw f.error
+        }
     }
 
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {

@@ -225,7 +225,7 @@ enum OCR {
     /// hyphenation joined (as for PDF text), the spaces tesseract puts between Chinese characters
     /// removed, and a line break between two Chinese characters joined (it is no word break).
     static func tidy(_ b: UnsafeBufferPointer<UInt8>) -> String {
-        let joined = PDFParser.joinHyphenation(b)
+        let joined = joinFalseParagraphs(PDFParser.joinHyphenation(b))
         var out = String.UnicodeScalarView()
         let scalars = Array(joined.unicodeScalars)
         func cjk(_ u: Unicode.Scalar) -> Bool {
@@ -247,6 +247,31 @@ enum OCR {
             i += 1
         }
         return String(out)
+    }
+}
+
+extension OCR {
+    /// Tesseract often takes every line of a photographed page (curved, in perspective) for a
+    /// paragraph of its own. A blank line is kept only where a paragraph can end: not where a
+    /// full line (40 characters or more: not a heading) ends inside a sentence (on a letter, a
+    /// comma or a semicolon) and the next line goes on with a word.
+    static func joinFalseParagraphs(_ text: String) -> String {
+        guard text.contains("\n\n") else { return text }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var out: [Substring] = []
+        var i = 0
+        while i < lines.count {
+            let line = lines[i]
+            out.append(line)
+            // line, "", next: drop the blank when the sentence plainly goes on.
+            if i + 2 < lines.count, lines[i + 1].isEmpty, line.count >= 40, let last = line.last,
+               last.isLetter || last == "," || last == ";", let first = lines[i + 2].first, first.isLetter {
+                i += 2
+                continue
+            }
+            i += 1
+        }
+        return out.joined(separator: "\n")
     }
 }
 

@@ -6,7 +6,9 @@
 #  - --ocr never leaves a scan's pages empty; --ocr and --lang refuse bad values (exit 2);
 #  - a scanned Sherlock PDF (4 pages from scripts/gen/ocr-images) through
 #    ib-parse | ib-chunk | ib-embed | ib-index: word recall >= 0.97 and a search for a
-#    sentence of page 3 finds page 3.
+#    sentence of page 3 finds page 3;
+#  - ib-capture --image: a quote found by retyped words; a corrupt image or a weak
+#    match stores nothing (exit 1).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
 fixtures="$root/shared/fixtures/ocr"
@@ -75,5 +77,20 @@ import sys
 lines = open(sys.argv[1]).read().split("\f")[2].split("\n")
 print(" ".join(lines[len(lines) // 2].split()[:9]))' "$tmp/images/sherlock-scan.txt")
 ib-search --json -k 1 --mode hybrid "$sentence" | grep -q '"start_page":3' || fail "search for '$sentence' did not find page 3: $(ib-search --json -k 1 "$sentence" | head -c 300)"
+# ib-capture --image: the photo fixture quoted by a few retyped words, page from the line;
+# a corrupt image and a low-confidence read store nothing.
+ib-capture "Reading The Adventures of Sherlock Holmes" > /dev/null 2>&1 || fail "ib-capture Reading"
+out=$(ib-capture --image "$fixtures/photo.jpg" --text "this marriage rather simplifies matters" p. 3) || fail "ib-capture --image: exit $?"
+echo "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["type"] == "quote" and r["page"] == 3 and "this marriage rather simplifies matters" in r["text"], r' || fail "ib-capture --image record: $out"
+before=$(ib-capture status --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+ib-capture --image "$tmp/cut.png" > /dev/null 2>&1; [ $? = 1 ] || fail "ib-capture --image corrupt: not exit 1"
+ib-capture --image "$fixtures/photo.jpg" --text "elementary my dear watson the game is afoot" > "$tmp/out" 2>/dev/null; [ $? = 1 ] || fail "weak --text match: not exit 1"
+[ -s "$tmp/out" ] && fail "weak --text match printed a record"
+after=$(ib-capture status --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+[ "$before" = "$after" ] || fail "a refused --image capture changed the library"
+
 [ $status -eq 0 ] && echo "ocr e2e: images, bad images, --ocr never, scanned PDF end to end (search finds its page)"
 exit $status
