@@ -130,6 +130,49 @@ public enum ImageCapture {
         return (book.isEmpty ? nil : book, page, bad, tags)
     }
 
+    // MARK: - covers and shelves
+
+    /// Whether a reading looks like a cover or a shelf rather than a page: few words.
+    public static func looksLikeCover(_ text: String) -> Bool {
+        var words = 0
+        for w in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            words += w.unicodeScalars.contains { $0.value >= 0x2E80 } ? max(1, w.count / 2) : 1
+        }
+        return words < 60
+    }
+
+    /// The strings on a cover or shelf that may be titles: each line, each two lines together
+    /// (a title set on two lines), and a line with the one before and after it.
+    public static func titleCandidates(_ text: String) -> [String] {
+        let lines = text.split(separator: "\n").map { collapse(String($0)) }
+            .filter { $0.filter { $0.isLetter }.count >= 2 }
+        var out: [String] = []
+        for (i, l) in lines.enumerated() {
+            out.append(l)
+            if i + 1 < lines.count { out.append(l + " " + lines[i + 1]) }
+            if i + 2 < lines.count { out.append(l + " " + lines[i + 1] + " " + lines[i + 2]) }
+        }
+        return out
+    }
+
+    /// The library books a cover or shelf shows: for each, the best-scoring candidate string.
+    /// Only unique matches count (an ambiguous string names no book), and a fuzzy one must
+    /// score at least `minimum` (an exact title scores 1.5 or more).
+    public static func booksShown(_ text: String, matcher: TitleMatcher, minimum: Double = 0.8) -> [(id: String, title: String, score: Double, seen: String)] {
+        var best: [String: (id: String, title: String, score: Double, seen: String)] = [:]
+        for candidate in titleCandidates(text) {
+            guard let m = matcher.match(candidate).unique, m.score >= minimum else { continue }
+            if (best[m.id]?.score ?? -1) < m.score { best[m.id] = (m.id, m.title, m.score, candidate) }
+        }
+        return best.values.sorted { $0.score != $1.score ? $0.score > $1.score : $0.title < $1.title }
+    }
+
+    /// Whether the photo shows `title`: some candidate string matches it as the only entry.
+    public static func shows(_ text: String, title: String) -> Bool {
+        let one = TitleMatcher([TitleMatcher.Entry(id: "x", title: title)])
+        return titleCandidates(text).contains { (one.match($0).unique?.score ?? 0) >= 0.8 }
+    }
+
     // MARK: - the page number
 
     /// The page number printed in a running header or footer (the first two or last two

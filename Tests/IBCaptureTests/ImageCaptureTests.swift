@@ -2,6 +2,7 @@
 // footer, the span of recognised text that best matches --text, and the line beside it.
 // (The OCR itself is tested in IBParseTests and scripts/eval/capture-image.)
 import XCTest
+import IBCore
 @testable import IBCapture
 
 final class ImageCaptureTests: XCTestCase {
@@ -57,5 +58,31 @@ final class ImageCaptureTests: XCTestCase {
         XCTAssertNil(p.book); XCTAssertNil(p.page)
         p = ImageCapture.lineParts("p. 0")
         XCTAssertNil(p.page); XCTAssertEqual(p.badPage, "0")
+    }
+}
+
+final class CoverTests: XCTestCase {
+    let matcher = TitleMatcher([
+        TitleMatcher.Entry(id: "a", title: "Meditations", authors: ["Marcus Aurelius"]),
+        TitleMatcher.Entry(id: "b", title: "Meditations on First Philosophy", authors: ["René Descartes"]),
+        TitleMatcher.Entry(id: "c", title: "The Odyssey", authors: ["Homer"]),
+        TitleMatcher.Entry(id: "d", title: "人类简史", authors: ["尤瓦尔·赫拉利"]),
+        TitleMatcher.Entry(id: "e", title: "Pride and Prejudice", authors: ["Jane Austen"]),
+    ])
+
+    func testCoverShowsOneBookEvenOnTwoLines() {
+        XCTAssertTrue(ImageCapture.looksLikeCover("Pride and\nPrejudice\n\nJane Austen"))
+        XCTAssertEqual(ImageCapture.booksShown("Pride and\nPrejudice\n\nJane Austen", matcher: matcher).map(\.id), ["e"])
+        XCTAssertEqual(ImageCapture.booksShown("人类简史\n\n尤瓦尔.赫拉利", matcher: matcher).map(\.id), ["d"])
+        // The exact title wins over the longer one.
+        XCTAssertEqual(ImageCapture.booksShown("Meditations\n\nMarcus Aurelius", matcher: matcher).first?.id, "a")
+    }
+
+    func testShelfShowsSeveralAndNoiseShowsNone() {
+        XCTAssertEqual(Set(ImageCapture.booksShown("The Odyssey\nPride and Prejudice\nwUBA", matcher: matcher).map(\.id)), ["c", "e"])
+        XCTAssertTrue(ImageCapture.booksShown("ATTTATOTAT TTDTIT\nvv", matcher: matcher).isEmpty)
+        XCTAssertTrue(ImageCapture.shows("The Name of\nthe Rose\nUmberto Eco", title: "The Name of the Rose"))
+        XCTAssertFalse(ImageCapture.shows("The Odyssey", title: "The Name of the Rose"))
+        XCTAssertFalse(ImageCapture.looksLikeCover(String(repeating: "word ", count: 80)))
     }
 }
