@@ -32,7 +32,7 @@ enum ImageParser {
                 var n: Int32 = 0
                 var w: Int32 = 0, h: Int32 = 0, bps: Int32 = 0, spp: Int32 = 0, res: Int32 = 0, cmap: Int32 = 0, format: Int32 = 0
                 while Int(n) < maxPages && T.readHeaderMemTiff(base, b.count, n, &w, &h, &bps, &spp, &res, &cmap, &format) == 0 {
-                    try check(width: Int(w), height: Int(h), kind: kind, page: Int(n) + 1)
+                    try check(width: Int(w), height: Int(h), colour: spp >= 3 || cmap != 0, kind: kind, page: Int(n) + 1)
                     guard let pix = T.pixReadMemTiff(base, b.count, n) else {
                         throw ParseError("corrupt TIFF: page \(n + 1) could not be decoded")
                     }
@@ -45,7 +45,9 @@ enum ImageParser {
                 guard T.pixReadHeaderMem(base, b.count, &format, &w, &h, &bps, &spp, &cmap) == 0 else {
                     throw ParseError("corrupt or truncated \(kind) (its header cannot be read)")
                 }
-                try check(width: Int(w), height: Int(h), kind: kind, page: nil)
+                // A JPEG is decoded at half size when large (below), so its colour costs a quarter.
+                try check(width: Int(w), height: Int(h), colour: (spp >= 3 || cmap != 0) && !(format == 2 && Int(w) * Int(h) > OCR.scaleAbove),
+                          kind: kind, page: nil)
                 // A large JPEG (a phone photo) is decoded at half size straight away: a page needs
                 // no more than 16 megapixels, and a 48-megapixel photo decoded whole takes 200 MB.
                 let pixels = Int(w) * Int(h)
@@ -62,19 +64,25 @@ enum ImageParser {
         return book
     }
 
-    static func check(width: Int, height: Int, kind: String, page: Int?) throws(ParseError) {
+    /// A colour image is decoded to 4 bytes a pixel (and the decoder holds its rows besides):
+    /// over this many pixels it is refused (measured: 24 megapixels of colour PNG peak at 240 MB,
+    /// 62 at 500 MB; grey at 64 megapixels at 200 MB).
+    static let maxColourPixels = 24_000_000
+
+    static func check(width: Int, height: Int, colour: Bool, kind: String, page: Int?) throws(ParseError) {
         let at = page.map { " (page \($0))" } ?? ""
         if width <= 0 || height <= 0 { throw ParseError("corrupt \(kind)\(at): \(width) x \(height) pixels") }
         if width * height > OCR.maxPixels {
             throw ParseError("\(kind)\(at) is too large to read: \(width) x \(height) pixels (limit \(OCR.maxPixels / 1_000_000) megapixels)")
         }
+        if colour && width * height > maxColourPixels {
+            throw ParseError("\(kind)\(at) is too large to read: \(width) x \(height) colour pixels (limit \(maxColourPixels / 1_000_000) megapixels in colour, \(OCR.maxPixels / 1_000_000) in grey)")
+        }
     }
 
     /// OCR of one decoded image; takes ownership of `pix`.
     static func recognize(_ source: OpaquePointer, language: OCRLanguage) throws(ParseError) -> ParsedPage {
-        var pix: OpaquePointer? = source
-        defer { T.pixDestroy(&pix) }
-        let result = try OCR.recognize(pix: source, dpi: Int(T.pixGetXRes(source)), language: language)
+        let result = try OCR.recognize(taking: source, dpi: Int(T.pixGetXRes(source)), language: language)
         return ParsedPage(text: result.text, ocrConfidence: result.confidence)
     }
 }

@@ -74,11 +74,15 @@ enum OCR {
         return api
     }
 
-    /// Recognises a leptonica image of any depth (`dpi` 0 when unknown), which stays the caller's:
+    /// Recognises a leptonica image of any depth (`dpi` 0 when unknown):
     /// made grey, scaled down when larger than needed, its background evened out (shadows, uneven
     /// light) and its skew corrected, then read.
-    static func recognize(pix source: OpaquePointer, dpi given: Int, language: OCRLanguage) throws(ParseError) -> OCRResult {
+    /// Takes ownership of `source`, freed as soon as its grey copy is made (memory: the decoded
+    /// image and its copy are never held together with the rest).
+    static func recognize(taking source: OpaquePointer, dpi given: Int, language: OCRLanguage) throws(ParseError) -> OCRResult {
+        var owned: OpaquePointer? = source
         var gray = T.pixConvertTo8(source, 0)
+        T.pixDestroy(&owned)
         defer { T.pixDestroy(&gray) }
         guard gray != nil else { throw ParseError("the image cannot be converted to grey (unsupported pixel format)") }
         var dpi = given

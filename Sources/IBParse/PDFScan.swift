@@ -127,7 +127,9 @@ enum ScanJob {
                 target[x0 >> 2] = word
             }
         }
-        return try quietly { () throws(ParseError) in try OCR.recognize(pix: pix!, dpi: Int(scale * 72), language: language) }
+        let image = pix!
+        pix = nil  // recognize takes it
+        return try quietly { () throws(ParseError) in try OCR.recognize(taking: image, dpi: Int(scale * 72), language: language) }
     }
 
     /// Each share in a forked child: [page i32][confidence i32][text length i32][text] per page read.
