@@ -23,6 +23,8 @@ public enum ImageCapture {
 
     /// Below this mean confidence (tesseract's, 0-100) a read is not stored without --yes.
     public static let minConfidence = 70
+    /// --text may hold at most this many words (the alignment costs words x page words).
+    public static let maxQueryWords = 1000
     /// Below this share of the --text words found in the span, the match is not stored without --yes.
     public static let minMatch = 0.6
 

@@ -54,6 +54,7 @@ public enum Messages {
         "image_weak_match": ("only {0}% of the --text words were found in the photo", "照片中只找到了 --text 中 {0}% 的词"),
         "image_no_match": ("{0}: none of the --text words are in the photo; nothing was saved", "{0}：照片中没有 --text 中的任何词，未保存任何内容"),
         "image_yes_hint": ("(repeat with --yes to save the first, or give --text with more of the passage)", "（加上 --yes 重试以保存第一个，或在 --text 中给出更多原文）"),
+        "image_text_long": ("--text is too long: at most {0} words", "--text 太长：最多 {0} 个词"),
         "image_usage": ("--text and --yes go with --image FILE", "--text 和 --yes 需要与 --image 文件 一起使用"),
         "cover_low": ("{0}: the titles were read with low confidence ({1}/100); nothing was saved. Read:", "{0}：书名识别的置信度较低（{1}/100），未保存任何内容。识别出："),
         "cover_not_shown": ("{0}: “{1}” is not on the photo; nothing was saved (repeat with --yes to save it anyway). Read:", "{0}：照片上没有《{1}》，未保存任何内容（加上 --yes 仍然保存）。识别出："),

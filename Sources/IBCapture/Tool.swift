@@ -270,6 +270,9 @@ public enum CaptureTool {
     /// line names (the page printed on the photo when the line gives none).
     static func captureImage(_ engine: CaptureEngine, _ path: String, line: String, words: String?, yes: Bool,
                              _ out: OutputStream) throws -> JSON {
+        if let words, ImageCapture.tokens(words).count > ImageCapture.maxQueryWords {
+            throw IBError.usage(Messages.text("image_text_long", ImageCapture.maxQueryWords))
+        }
         var c = Capture(intent: .quote)
         let parts = ImageCapture.lineParts(line)
         c.book = parts.book; c.page = parts.page; c.badPage = parts.badPage; c.tags = parts.tags

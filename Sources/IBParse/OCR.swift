@@ -29,7 +29,9 @@ struct OCRLanguage: Sendable, Equatable {
     init?(_ value: String) {
         if value == "auto" { names = nil; return }
         let parts = value.split(separator: "+", omittingEmptySubsequences: false)
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0 == "_" || $0.isNumber } }) else { return nil }
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" } }) else { return nil }
+        // Each language's data must be installed (tesseract-ocr-LANG).
+        guard parts.allSatisfy({ access(Self.installedDataPath + "/\($0).traineddata", R_OK) == 0 }) else { return nil }
         names = value
     }
     init(names: String?) { self.names = names }

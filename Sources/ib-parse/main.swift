@@ -101,7 +101,7 @@ runTool("ib-parse") {
         options.ocr = m
     }
     if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
-        throw IBError.usage("--lang must be auto or tesseract language names joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
+        throw IBError.usage("--lang must be auto or installed tesseract languages joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
     }
     options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
     guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
