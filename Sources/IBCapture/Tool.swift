@@ -30,6 +30,16 @@ public enum CaptureTool {
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
+          --image FILE     a quote from a photo of the page (OCR by ib-parse): the
+                           whole passage, or with --text the span that best matches;
+                           the page from the photo's running header or footer unless
+                           the line gives one; the line may name the book and tags.
+                           A cover or shelf (few words): the library book it shows
+                           gets a book event; several are listed (name one); an
+                           unknown one is added with --create
+          --text WORDS     with --image: words from the passage to quote
+          --yes            with --image: save even a low-confidence read (else the
+                           candidates are listed, nothing saved, exit 1)
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
@@ -68,6 +78,14 @@ public enum CaptureTool {
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
+          --image 文件     从书页照片中摘录（由 ib-parse 识别文字）：整段文字，或配合
+                           --text 取最匹配的一段；页码取自照片的页眉或页脚（这一行
+                           没有写页码时）；这一行可以写书名和标签。封面或书架（文字
+                           很少）：照片上书库中的书记为一条书籍记录；有多本时列出（请
+                           写明是哪一本）；书库中没有的书加上 --create 添加
+          --text 词语      与 --image 一起使用：摘录段落中的词语
+          --yes            与 --image 一起使用：置信度低时也保存（否则列出候选、
+                           不保存，退出码 1）
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
@@ -88,6 +106,7 @@ public enum CaptureTool {
         .init("db", takesValue: true), .init("dry-run"), .init("json"), .init("create"), .init("ask"),
         .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
         .init("private"), .init("help", short: "h"), .init("version"),
+        .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
     ] }
 
     public static func main(_ argv: [String]) throws {
@@ -138,6 +157,16 @@ public enum CaptureTool {
             return
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
+        if args.value("image") == nil && (args.value("text") != nil || args.has("yes")) { throw IBError.usage(Messages.text("image_usage")) }
+        if let image = args.value("image") {
+            if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
+            let line = positionals.joined(separator: " ")
+            let store = opts.dryRun ? nil : try openStore(db)
+            if let store { keepOpen(store) }
+            let engine = CaptureEngine(options: opts, store: store)
+            _ = try captureImage(engine, image, line: line, words: args.value("text"), yes: args.has("yes"), out)
+            return
+        }
         let store = opts.dryRun ? nil : try openStore(db)
         if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
@@ -235,6 +264,145 @@ public enum CaptureTool {
         let byAuthor = refs.filter { r in !key.isEmpty && r.authors.contains { TitleMatcher.normalize($0).contains(key) } }
         if byAuthor.count == 1 { return (pending, byAuthor[0].id) }
         return nil
+    }
+
+    /// --image: the quote read from a photo (see ImageCapture), with the book, page and tags the
+    /// line names (the page printed on the photo when the line gives none).
+    static func captureImage(_ engine: CaptureEngine, _ path: String, line: String, words: String?, yes: Bool,
+                             _ out: OutputStream) throws -> JSON {
+        if let words, ImageCapture.tokens(words).count > ImageCapture.maxQueryWords {
+            throw IBError.usage(Messages.text("image_text_long", ImageCapture.maxQueryWords))
+        }
+        var c = Capture(intent: .quote)
+        let parts = ImageCapture.lineParts(line)
+        c.book = parts.book; c.page = parts.page; c.badPage = parts.badPage; c.tags = parts.tags
+        let reading = try ImageCapture.read(path)
+        if words == nil && parts.page == nil && ImageCapture.looksLikeCover(reading.text) {
+            return try captureCover(engine, path, reading: reading, line: line, yes: yes, out)
+        }
+        let (printed, body) = ImageCapture.pageNumber(reading.text)
+        var problems: [String] = []
+        if reading.confidence < ImageCapture.minConfidence { problems.append(Messages.text("image_low_confidence", reading.confidence)) }
+        var candidates: [String]
+        if let words, !TextClasses.trim(words).isEmpty {
+            let spans = ImageCapture.bestSpans(body, query: words, count: 3)
+            guard let best = spans.first else { throw IBError(Messages.text("image_no_match", path)) }
+            if best.share < ImageCapture.minMatch { problems.append(Messages.text("image_weak_match", Int((best.share * 100).rounded()))) }
+            candidates = spans.map(\.text)
+        } else {
+            candidates = [ImageCapture.passage(body)]
+        }
+        if !problems.isEmpty && !yes {
+            var message = Messages.text("image_low", path, problems.joined(separator: "; "))
+            for (i, text) in candidates.enumerated() { message += "\n  \(i + 1). " + (text.count > 300 ? String(text.prefix(300)) + "…" : text) }
+            message += "\n" + Messages.text("image_yes_hint")
+            if engine.options.json {
+                out.writeJSON(.object(JSONObject([("type", "low_confidence"), ("image", .string(path)),
+                                                  ("ocr_confidence", JSON(reading.confidence)), ("page", JSON(printed)),
+                                                  ("candidates", JSON(candidates))])))
+                out.flush()
+            }
+            throw IBError(message)
+        }
+        c.text = candidates[0]
+        if c.page == nil && c.badPage == nil { c.page = printed }
+        if c.text?.unicodeScalars.contains(where: { $0.value >= 0x4E00 && $0.value <= 0x9FFF }) ?? false { c.language = "zh" }
+        do {
+            var record = try engine.capture(c, line: path)
+            if case .object(var o) = record {
+                o["image"] = .string(path)
+                o["ocr_confidence"] = JSON(reading.confidence)
+                o["page_from_image"] = .bool(c.page != nil && c.page == printed)
+                record = .object(o)
+            }
+            if !engine.options.dryRun { clearPending() }
+            out.writeJSON(record)
+            return record
+        } catch let f as CaptureFailure {
+            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
+            throw f.error
+        }
+    }
+
+    /// --image on a cover or a shelf: the library book it shows (the one the line names, when
+    /// it names one) gets a book event (status from the line: Reading, Want to read; else
+    /// "added"); an unknown title is added with --create. Several books, none, or a weak read:
+    /// the candidates are listed and nothing is stored (exit 3 for several, 1 otherwise).
+    static func captureCover(_ engine: CaptureEngine, _ path: String, reading: ImageCapture.Reading, line: String,
+                             yes: Bool, _ out: OutputStream) throws -> JSON {
+        var c = Capture(intent: .book)
+        var name = TextClasses.trim(line)
+        for (prefix, status) in [("reading ", "reading"), ("started ", "reading"), ("want to read ", "want"), ("want ", "want"),
+                                 ("added ", "added"), ("add ", "added"), ("正在读", "reading"), ("开始读", "reading"), ("想读", "want")] {
+            if name.lowercased().hasPrefix(prefix) { c.status = status; name = TextClasses.trim(String(name.dropFirst(prefix.count))) }
+            else if name.lowercased() == TextClasses.trim(prefix) { c.status = status; name = "" }
+        }
+        if name.hasPrefix("《") && name.hasSuffix("》") { name = String(name.dropFirst().dropLast()) }
+        c.status = c.status ?? "added"
+        let lines = reading.text.split(separator: "\n").map { ImageCapture.collapse(String($0)) }.filter { !$0.isEmpty }
+        func refuse(_ key: String, _ listed: [String], code: ExitCode = .failure, _ args: String...) -> IBError {
+            var message = Messages.text(key, arguments: [path] + args, language: Messages.current)
+            for (i, l) in listed.prefix(8).enumerated() { message += "\n  \(i + 1). " + l }
+            if engine.options.json {
+                out.writeJSON(.object(JSONObject([("type", "cover_candidates"), ("image", .string(path)),
+                                                  ("ocr_confidence", JSON(reading.confidence)), ("candidates", JSON(Array(listed.prefix(8))))])))
+                out.flush()
+            }
+            return IBError(message, code: code)
+        }
+        if reading.confidence < ImageCapture.minConfidence && !yes {
+            throw refuse("cover_low", lines, String(reading.confidence))
+        }
+        guard let store = engine.store else {
+            // --dry-run: what was read, nothing matched.
+            let record: JSON = .object(JSONObject([("type", "cover"), ("image", .string(path)), ("lines", JSON(lines)),
+                                                   ("ocr_confidence", JSON(reading.confidence))]))
+            out.writeJSON(record)
+            return record
+        }
+        let matcher = TitleMatcher(try store.entries())
+        let shown = ImageCapture.booksShown(reading.text, matcher: matcher)
+        if !name.isEmpty {
+            // The reader named the book: it must be the library's (or new with --create) and on the photo.
+            switch try store.resolve(name) {
+            case .book(let ref):
+                guard shown.contains(where: { $0.id == ref.id }) || ImageCapture.shows(reading.text, title: ref.title) || yes else {
+                    throw refuse("cover_not_shown", lines, ref.title)
+                }
+                c.book = ref.title
+                engine.forcedBookID = ref.id
+            case .ambiguous(let q, let ms):
+                throw try engine.ambiguity(q, ms).error
+            case .none:
+                guard engine.options.create else { throw refuse("cover_unknown", lines, name) }
+                guard ImageCapture.shows(reading.text, title: name) || yes else { throw refuse("cover_not_shown", lines, name) }
+                c.book = name
+            }
+        } else if shown.count == 1 {
+            c.book = shown[0].title
+            engine.forcedBookID = shown[0].id
+        } else if shown.count > 1 {
+            throw refuse("cover_several", shown.map { "\($0.id)  \($0.title)  (“\($0.seen)”)" }, code: .ambiguous, String(shown.count))
+        } else if engine.options.create, let title = lines.first(where: { $0.filter { $0.isLetter }.count >= 2 }) {
+            // An unknown book: the first line of the cover is its title.
+            c.book = title
+        } else {
+            throw refuse("cover_none", lines)
+        }
+        defer { engine.forcedBookID = nil }
+        do {
+            var record = try engine.capture(c, line: path)
+            if case .object(var o) = record {
+                o["image"] = .string(path)
+                o["ocr_confidence"] = JSON(reading.confidence)
+                record = .object(o)
+            }
+            out.writeJSON(record)
+            return record
+        } catch let f as CaptureFailure {
+            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
+            throw f.error
+        }
     }
 
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {

@@ -5,6 +5,8 @@ import IBCore
 /// The formats ib-parse reads. The raw value is the `format` field of the book record.
 public enum BookFormat: String, Sendable, CaseIterable {
     case text, markdown, html, pdf, epub, docx
+    /// PNG, JPEG, TIFF or WebP, read by OCR.
+    case image
 
     /// Names accepted by --format.
     public init?(name: String) {
@@ -15,6 +17,7 @@ public enum BookFormat: String, Sendable, CaseIterable {
         case "pdf": self = .pdf
         case "epub": self = .epub
         case "docx": self = .docx
+        case "image", "png", "jpeg", "jpg", "tiff", "tif", "webp": self = .image
         default: return nil
         }
     }
@@ -25,8 +28,11 @@ public struct ParsedPage: Sendable, Equatable {
     public var sectionIndex: Int?
     public var sectionTitle: String?
     public var text: String
-    public init(label: String? = nil, sectionIndex: Int? = nil, sectionTitle: String? = nil, text: String) {
+    /// Set when the text was recognised by OCR: tesseract's mean word confidence, 0-100.
+    public var ocrConfidence: Int?
+    public init(label: String? = nil, sectionIndex: Int? = nil, sectionTitle: String? = nil, text: String, ocrConfidence: Int? = nil) {
         self.label = label; self.sectionIndex = sectionIndex; self.sectionTitle = sectionTitle; self.text = text
+        self.ocrConfidence = ocrConfidence
     }
 }
 
@@ -63,7 +69,23 @@ public struct ParseOptions: Sendable {
     public var maxDownloadBytes = 256 << 20
     /// Worker processes for a PDF's pages (IB_PARSE_JOBS); nil: one per CPU for 64 pages or more.
     public var pdfWorkers: Int?
+    /// When PDF pages are OCR'd (--ocr).
+    public var ocr: OCRMode = .auto
+    /// OCR languages (--lang); nil: from the book's metadata, else automatic.
+    var ocrLanguage: OCRLanguage?
+    /// Sets --lang: "auto" or tesseract names joined with "+" ("eng+chi_sim"); false when malformed.
+    public mutating func setOCRLanguage(_ value: String) -> Bool {
+        guard let l = OCRLanguage(value) else { return false }
+        ocrLanguage = l
+        return true
+    }
     public init() {}
+}
+
+/// --ocr: `auto` OCRs the PDF pages whose text layer is (nearly) empty and that hold an image;
+/// `always` every page; `never` none.
+public enum OCRMode: String, Sendable, CaseIterable {
+    case auto, always, never
 }
 
 extension String {

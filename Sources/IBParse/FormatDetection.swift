@@ -8,6 +8,7 @@ enum FormatDetection {
         if bytes.isEmpty { throw ParseError("empty file (0 bytes)") }
         let head = Array(bytes.prefix(1024))
         if find(Array("%PDF-".utf8), in: head) != nil { return .pdf }
+        if ImageParser.isImage(head) { return .image }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
             return try zipFormat(bytes)
         }

@@ -26,13 +26,14 @@ enum PDFParser {
             _ = mallopt(-3, 64 << 20)
             _ = mallopt(1, 160)  // M_MXFAST: more small frees stay in fast bins
         }
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(ParseError) in try parse(buffer, file: bytes.fileDescriptor, workers: options.pdfWorkers) }
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(ParseError) in try parse(buffer, file: bytes.fileDescriptor, options: options) }
     }
 
     /// A large PDF (mapped, with its file open) is read by poppler from the file in
     /// small buffers, so that a broken cross-reference table, which poppler rebuilds
     /// by scanning every byte, does not bring the whole file into memory.
-    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, file: Int32?, workers forced: Int?) throws(ParseError) -> ParsedBook {
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, file: Int32?, options: ParseOptions) throws(ParseError) -> ParsedBook {
+        let forced = options.pdfWorkers
         let gbytes = P.g_bytes_new_static(buffer.baseAddress, UInt(buffer.count))
         defer { P.g_bytes_unref(gbytes) }
         var error: UnsafeMutableRawPointer? = nil
@@ -74,7 +75,7 @@ enum PDFParser {
         if workers > 1 && !isSingleThreaded() { workers = 1 }
         var jobs: [PageJob] = []
         for w in 0..<workers {
-            jobs.append(PageJob(gbytes: gbytes, pages: Array((count * w / workers)..<(count * (w + 1) / workers))))
+            jobs.append(PageJob(gbytes: gbytes, pages: Array((count * w / workers)..<(count * (w + 1) / workers)), ocr: options.ocr))
         }
         if workers > 1 {
             runInWorkerProcesses(jobs, document: document)
@@ -84,11 +85,16 @@ enum PDFParser {
         var labels = [String?](repeating: nil, count: count)
         book.pages = [ParsedPage](repeating: ParsedPage(text: ""), count: count)
         var failedPages: [Int] = []
+        var scanned: [Int] = []
         for job in jobs {
             for (k, i) in job.pages.enumerated() {
                 labels[i] = job.labels[k]
                 if let text = job.texts[k] { book.pages[i].text = text } else { failedPages.append(i + 1) }
+                if job.needsOCR[k] { scanned.append(i) }
             }
+        }
+        if !scanned.isEmpty {
+            try ScanJob.recognize(scanned, in: &book, document: document, gbytes: gbytes, options: options)
         }
         failedPages.sort()
         if !failedPages.isEmpty {
@@ -140,9 +146,12 @@ enum PDFParser {
     final class PageJob {
         let gbytes: OpaquePointer?
         let pages: [Int]
+        let ocr: OCRMode
         var texts: [String?] = []
         var labels: [String?] = []
-        init(gbytes: OpaquePointer?, pages: [Int]) { self.gbytes = gbytes; self.pages = pages }
+        /// Whether each page is to be OCR'd (--ocr always, or a scanned page under auto).
+        var needsOCR: [Bool] = []
+        init(gbytes: OpaquePointer?, pages: [Int], ocr: OCRMode = .never) { self.gbytes = gbytes; self.pages = pages; self.ocr = ocr }
 
         func run(document given: OpaquePointer?) {
             var document = given
@@ -151,7 +160,7 @@ enum PDFParser {
             texts.reserveCapacity(pages.count); labels.reserveCapacity(pages.count)
             for i in pages {
                 guard let document, let page = P.poppler_document_get_page(document, Int32(i)) else {
-                    texts.append(nil); labels.append(nil); continue
+                    texts.append(nil); labels.append(nil); needsOCR.append(ocr == .always); continue
                 }
                 labels.append(take(P.poppler_page_get_label(page)))
                 if let raw = P.poppler_page_get_text(page) {
@@ -163,6 +172,7 @@ enum PDFParser {
                 } else {
                     texts.append(nil)
                 }
+                needsOCR.append(ocr == .always || (ocr == .auto && ScanJob.isScanned(page, text: texts.last ?? nil)))
                 P.g_object_unref(UnsafeMutableRawPointer(page))
             }
         }
@@ -182,7 +192,7 @@ enum PDFParser {
     }
 
     /// Runs each job in a forked child that shares the open document (copy-on-write) and sends
-    /// its pages back through a pipe: [index u32][label length i32, -1 none][label][text length i32, -1 failed][text].
+    /// its pages back through a pipe: [index u32][label length i32, -1 none][label][text length i32, -1 failed][text][needs OCR i32].
     static func runInWorkerProcesses(_ jobs: [PageJob], document: OpaquePointer) {
         var children: [(pid: pid_t, fd: Int32, job: PageJob)] = []
         for job in jobs {
@@ -198,6 +208,7 @@ enum PDFParser {
                     put(Int32(i))
                     if let label = job.labels[k] { put(Int32(label.utf8.count)); out.append(contentsOf: label.utf8) } else { put(-1) }
                     if let text = job.texts[k] { put(Int32(text.utf8.count)); out.append(contentsOf: text.utf8) } else { put(-1) }
+                    put(job.needsOCR[k] ? 1 : 0)
                 }
                 var offset = 0
                 while offset < out.count {
@@ -232,6 +243,7 @@ enum PDFParser {
             // Decode what arrived; pages a crashed worker did not send stay failed (nil).
             var texts = [String?](repeating: nil, count: child.job.pages.count)
             var labels = [String?](repeating: nil, count: child.job.pages.count)
+            var needsOCR = [Bool](repeating: child.job.ocr == .always, count: child.job.pages.count)
             let first = child.job.pages.first ?? 0
             let b = buffers[index]
             var p = 0
@@ -246,13 +258,14 @@ enum PDFParser {
                 defer { p += Int(length) }
                 return .some(String(decoding: b[p..<(p + Int(length))], as: UTF8.self))
             }
-            while let i = get(), let labelLength = get(), let label = bytes(labelLength), let textLength = get(), let text = bytes(textLength) {
+            while let i = get(), let labelLength = get(), let label = bytes(labelLength), let textLength = get(), let text = bytes(textLength), let flag = get() {
                 let k = Int(i) - first
                 guard k >= 0 && k < texts.count else { break }
-                labels[k] = label; texts[k] = text
+                labels[k] = label; texts[k] = text; needsOCR[k] = flag == 1
             }
             child.job.texts = texts
             child.job.labels = labels
+            child.job.needsOCR = needsOCR
         }
     }
 
@@ -386,6 +399,10 @@ enum P {
     nonisolated(unsafe) static var poppler_action_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
     nonisolated(unsafe) static var poppler_document_find_dest: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> UnsafeMutableRawPointer?)!
     nonisolated(unsafe) static var poppler_dest_free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_page_get_size: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Void)!
+    nonisolated(unsafe) static var poppler_page_get_image_mapping: (@convention(c) (OpaquePointer?) -> UnsafeMutableRawPointer?)!
+    nonisolated(unsafe) static var poppler_page_free_image_mapping: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
+    nonisolated(unsafe) static var poppler_page_render: (@convention(c) (OpaquePointer?, OpaquePointer?) -> Void)!
 
     nonisolated(unsafe) private static var loaded: String?? = nil
 
@@ -433,6 +450,10 @@ enum P {
         poppler_action_free = symbol("poppler_action_free")
         poppler_document_find_dest = symbol("poppler_document_find_dest")
         poppler_dest_free = symbol("poppler_dest_free")
+        poppler_page_get_size = symbol("poppler_page_get_size")
+        poppler_page_get_image_mapping = symbol("poppler_page_get_image_mapping")
+        poppler_page_free_image_mapping = symbol("poppler_page_free_image_mapping")
+        poppler_page_render = symbol("poppler_page_render")
         if !missing.isEmpty {
             loaded = .some("libpoppler-glib lacks \(missing.joined(separator: ", "))")
             throw ParseError(loaded!!)

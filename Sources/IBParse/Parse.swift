@@ -39,7 +39,7 @@ public struct InputSource: Sendable {
 
     /// Whether `head` starts a PDF or a ZIP container.
     static func isContainer(_ head: some Collection<UInt8>) -> Bool {
-        head.starts(with: Array("%PDF-".utf8)) || head.starts(with: [0x50, 0x4B, 0x03, 0x04])
+        head.starts(with: Array("%PDF-".utf8)) || head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || ImageParser.isImage(head)
     }
 
     /// Reads a file (up to 64 MiB) or maps it (a larger PDF or ZIP container).
@@ -53,9 +53,9 @@ public struct InputSource: Sendable {
         if (st.st_mode & S_IFMT) == S_IFDIR { throw ParseError("is a directory") }
         if Int(st.st_size) > maxFileBytes { throw ParseError("file is too large (\(st.st_size) bytes)") }
         if Int(st.st_size) > maxTextBytes {
-            var head = [UInt8](repeating: 0, count: 5)
-            let n = pread(fd, &head, 5, 0)
-            if n < 5 || !isContainer(head) {
+            var head = [UInt8](repeating: 0, count: 12)
+            let n = pread(fd, &head, 12, 0)
+            if n < 5 || !isContainer(head.prefix(max(n, 0))) {
                 throw ParseError("file is too large for a text, Markdown or HTML document (\(st.st_size) bytes; limit \(maxTextBytes >> 20) MiB)")
             }
         }
@@ -108,6 +108,7 @@ public enum Parser {
         case .pdf: book = try PDFParser.parse(input.bytes, options: options)
         case .epub: book = try EPUBParser.parse(input.bytes, options: options)
         case .docx: book = try DOCXParser.parse(input.bytes, options: options)
+        case .image: book = try ImageParser.parse(input.bytes, options: options)
         }
         let sha = input.bytes.sha256Hex()
         let id = BookRecord.id(forSHA256: sha)
@@ -121,8 +122,13 @@ public enum Parser {
         var pages: [PageRecord] = []
         pages.reserveCapacity(book.pages.count)
         for (i, page) in book.pages.enumerated() {
-            pages.append(PageRecord(bookID: id, page: i + 1, label: page.label, sectionIndex: page.sectionIndex,
-                                    sectionTitle: page.sectionTitle, text: page.text))
+            var record = PageRecord(bookID: id, page: i + 1, label: page.label, sectionIndex: page.sectionIndex,
+                                    sectionTitle: page.sectionTitle, text: page.text)
+            if let confidence = page.ocrConfidence {
+                record.extra["ocr"] = .bool(true)
+                record.extra["ocr_confidence"] = JSON(confidence)
+            }
+            pages.append(record)
         }
         return (record, pages)
     }

@@ -1,4 +1,4 @@
-// ib-parse: books in (text, Markdown, HTML, PDF, EPUB, DOCX, URLs), one
+// ib-parse: books in (text, Markdown, HTML, PDF, EPUB, DOCX, images, URLs), one
 // `book` record and its `page` records out per input.
 import IBCore
 import IBParse
@@ -28,6 +28,8 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             (font obfuscation alone is not DRM)
   docx      paragraphs, tables (cells " | ", a row per line), footnotes; headings
             by style name or outline level start sections; page breaks
+  image     PNG, JPEG, TIFF (every page), WebP: one page per image by OCR (tesseract),
+            paragraphs as blank lines, orientation and script detected
   URL       http(s) only: timeout, size cap, at most 5 redirects; format from
             Content-Type; title from the document, else the last path segment
 
@@ -38,19 +40,29 @@ the white space at a cut is dropped. A section (chapter: EPUB spine document,
 heading, PDF outline entry) starts a new page; each page carries section_index
 and section_title (null for plain text).
 
+OCR: images, and PDF pages whose text layer is (nearly) empty and that are mostly
+image (scans), are recognised with tesseract (loaded on first use); each such page
+record has "ocr": true and "ocr_confidence" (mean word confidence, 0-100).
+
 Options:
-  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx
+  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx, image
       --title TITLE      the book's title (default: the document's, else the file name)
       --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
       --page-chars N     target characters per estimated page (default 2000;
                          100 to 1000000)
       --timeout SECONDS  URL fetch timeout (default 30; 0.001 to 86400)
       --max-bytes N      URL download size cap (default 268435456; 1 to 2147483648)
+      --ocr MODE         PDF pages to OCR: auto (default: scanned pages, with (nearly)
+                         no text and mostly image), always, never
+      --lang LANGS       OCR languages, tesseract names joined with +: eng, chi_sim,
+                         eng+chi_sim (default auto: the book's language, else English,
+                         Chinese when the script is Han)
   -h, --help             show this help
       --version          show the version, the commit and the model folder
 
 Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: one
-                            per CPU, at most 8, for 64 pages or more; 1: in-process)
+                            per CPU, at most 8, for 64 pages or more, and for
+                            scanned pages to OCR; 1: in-process)
              TMPDIR         where stdin, a device or a download over 64 MiB (a PDF
                             or ZIP) is spooled, unlinked (default /tmp)
 
@@ -64,6 +76,7 @@ runTool("ib-parse") {
         .init("format", short: "f", takesValue: true), .init("title", takesValue: true),
         .init("encoding", takesValue: true), .init("page-chars", takesValue: true),
         .init("timeout", takesValue: true), .init("max-bytes", takesValue: true),
+        .init("ocr", takesValue: true), .init("lang", takesValue: true),
         .init("help", short: "h"), .init("version"),
     ])
     if args.has("help") { print(help); return }
@@ -71,7 +84,7 @@ runTool("ib-parse") {
     var options = ParseOptions()
     if let name = args.value("format") {
         guard let format = BookFormat(name: name) else {
-            throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, not '\(name)'")
+            throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, image, not '\(name)'")
         }
         options.format = format
     }
@@ -85,6 +98,13 @@ runTool("ib-parse") {
     if let n = try args.int("page-chars", min: 100, max: 1_000_000) { options.pageCharacters = n }
     if let t = try args.seconds("timeout") { options.timeoutSeconds = t }
     if let n = try args.int("max-bytes", min: 1, max: InputSource.maxFileBytes) { options.maxDownloadBytes = n }
+    if let mode = args.value("ocr") {
+        guard let m = OCRMode(rawValue: mode) else { throw IBError.usage("--ocr must be one of auto, always, never, not '\(mode)'") }
+        options.ocr = m
+    }
+    if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
+        throw IBError.usage("--lang must be auto or installed tesseract languages joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
+    }
     options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
     guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
     if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
