@@ -30,14 +30,7 @@ public enum ImageCapture {
 
     /// Runs ib-parse (beside this executable, else on PATH) on `path`; its error line on failure.
     public static func read(_ path: String) throws -> Reading {
-        var candidates = ["ib-parse"]
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let own = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = own.lastIndex(of: "/") { candidates.insert(String(own[..<slash]) + "/ib-parse", at: 0) }
-        }
-        let program = candidates.first { $0 != "ib-parse" && access($0, X_OK) == 0 } ?? "ib-parse"
+        let program = Installation.toolCandidates("ib-parse").first { $0 != "ib-parse" && access($0, X_OK) == 0 } ?? "ib-parse"
         var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
         guard pipe(&out) == 0, pipe(&err) == 0 else { throw IBError(Messages.text("image_failed", path, "pipe")) }
         let words: [String] = [program, "--format", "image", path]

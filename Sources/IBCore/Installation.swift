@@ -64,6 +64,13 @@ public enum Installation {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Where to start another ib tool from: beside this executable first (a build
+    /// or install folder), then by name on PATH.
+    public static func toolCandidates(_ name: String) -> [String] {
+        guard let own = executablePath else { return [name] }
+        return [parent(own) + "/" + name, name]
+    }
+
     /// The running executable, symlinks resolved (/proc/self/exe).
     static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -363,30 +363,18 @@ enum T {
     nonisolated(unsafe) static var pixGetXRes: (@convention(c) (OpaquePointer?) -> Int32)!
     nonisolated(unsafe) static var pixGetData: (@convention(c) (OpaquePointer?) -> UnsafeMutablePointer<UInt32>?)!
 
-    nonisolated(unsafe) private static var loaded: String?? = nil
+    nonisolated(unsafe) private static var once = LoadOnce()
 
-    static func load() throws(ParseError) {
-        if case .some(let failure) = loaded {
-            if let failure { throw ParseError(failure) }
-            return
-        }
+    static func load() throws(ParseError) { try once.run(loadTesseract) }
+
+    private static func loadTesseract() throws(ParseError) {
         // Tesseract is built with OpenMP: one thread per process, so that worker processes
         // (one per CPU) do not each start a thread per CPU, and fork stays safe.
         setenv("OMP_THREAD_LIMIT", "1", 0)
-        guard let tess = dlopen("libtesseract.so.5", RTLD_LAZY | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            loaded = .some("OCR needs tesseract (apt-get install libtesseract5 tesseract-ocr-eng): \(reason)")
-            throw ParseError(loaded!!)
-        }
-        guard let lept = dlopen("liblept.so.5", RTLD_LAZY | RTLD_LOCAL) else {
-            loaded = .some("OCR needs leptonica (apt-get install liblept5)")
-            throw ParseError(loaded!!)
-        }
+        let tess = try DynamicLibrary.open(["libtesseract.so.5"], needed: "OCR needs tesseract (apt-get install libtesseract5 tesseract-ocr-eng)")
+        let lept = try DynamicLibrary.open(["liblept.so.5"], needed: "OCR needs leptonica (apt-get install liblept5)")
         var missing: [String] = []
-        func symbol<F>(_ handle: UnsafeMutableRawPointer, _ name: String) -> F? {
-            guard let p = dlsym(handle, name) else { missing.append(name); return nil }
-            return unsafeBitCast(p, to: F.self)
-        }
+        func symbol<F>(_ library: DynamicLibrary, _ name: String) -> F? { library.symbol(name, &missing) }
         TessBaseAPICreate = symbol(tess, "TessBaseAPICreate")
         TessBaseAPIDelete = symbol(tess, "TessBaseAPIDelete")
         TessBaseAPIInit3 = symbol(tess, "TessBaseAPIInit3")
@@ -418,12 +406,8 @@ enum T {
         pixGetWpl = symbol(lept, "pixGetWpl")
         pixGetXRes = symbol(lept, "pixGetXRes")
         pixGetData = symbol(lept, "pixGetData")
-        if !missing.isEmpty {
-            loaded = .some("tesseract or leptonica lacks \(missing.joined(separator: ", "))")
-            throw ParseError(loaded!!)
-        }
+        try LoadOnce.require(missing, in: "tesseract or leptonica")
         _ = setMsgSeverity(6)  // L_SEVERITY_NONE: leptonica's messages are not ours to print
-        loaded = .some(nil)
     }
 }
 

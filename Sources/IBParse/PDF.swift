@@ -404,34 +404,21 @@ enum P {
     nonisolated(unsafe) static var poppler_page_free_image_mapping: (@convention(c) (UnsafeMutableRawPointer?) -> Void)!
     nonisolated(unsafe) static var poppler_page_render: (@convention(c) (OpaquePointer?, OpaquePointer?) -> Void)!
 
-    nonisolated(unsafe) private static var loaded: String?? = nil
+    nonisolated(unsafe) private static var once = LoadOnce()
 
     /// Loads the library once; throws if it is not installed.
-    static func load() throws(ParseError) {
-        if case .some(let failure) = loaded {
-            if let failure { throw ParseError(failure) }
-            return
-        }
-        var handle: UnsafeMutableRawPointer? = nil
-        for name in ["libpoppler-glib.so.8", "libpoppler-glib.so"] {
-            handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL)
-            if handle != nil { break }
-        }
-        guard let handle else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            loaded = .some("PDF support needs libpoppler-glib (apt-get install libpoppler-glib8): \(reason)")
-            throw ParseError(loaded!!)
-        }
+    static func load() throws(ParseError) { try once.run(loadPoppler) }
+
+    private static func loadPoppler() throws(ParseError) {
+        let poppler = try DynamicLibrary.open(["libpoppler-glib.so.8", "libpoppler-glib.so"],
+                                              needed: "PDF support needs libpoppler-glib (apt-get install libpoppler-glib8)")
         var missing: [String] = []
-        func symbol<T>(_ name: String) -> T? {
-            guard let p = dlsym(handle, name) else { missing.append(name); return nil }
-            return unsafeBitCast(p, to: T.self)
-        }
+        func symbol<T>(_ name: String) -> T? { poppler.symbol(name, &missing) }
         g_bytes_new_static = symbol("g_bytes_new_static")
         g_bytes_unref = symbol("g_bytes_unref")
         poppler_document_new_from_bytes = symbol("poppler_document_new_from_bytes")
         // Optional (poppler-glib 21.12 and later): without it a large PDF is read from its mapping.
-        poppler_document_new_from_fd = dlsym(handle, "poppler_document_new_from_fd").map { unsafeBitCast($0, to: FromFD.self) }
+        poppler_document_new_from_fd = poppler.optional("poppler_document_new_from_fd")
         poppler_error_quark = symbol("poppler_error_quark")
         g_error_free = symbol("g_error_free")
         g_object_unref = symbol("g_object_unref")
@@ -454,10 +441,6 @@ enum P {
         poppler_page_get_image_mapping = symbol("poppler_page_get_image_mapping")
         poppler_page_free_image_mapping = symbol("poppler_page_free_image_mapping")
         poppler_page_render = symbol("poppler_page_render")
-        if !missing.isEmpty {
-            loaded = .some("libpoppler-glib lacks \(missing.joined(separator: ", "))")
-            throw ParseError(loaded!!)
-        }
-        loaded = .some(nil)
+        try LoadOnce.require(missing, in: "libpoppler-glib")
     }
 }

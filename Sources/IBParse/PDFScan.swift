@@ -208,22 +208,14 @@ enum R {
     nonisolated(unsafe) static var cairo_set_source_rgb: (@convention(c) (OpaquePointer?, Double, Double, Double) -> Void)!
     nonisolated(unsafe) static var cairo_paint: (@convention(c) (OpaquePointer?) -> Void)!
 
-    nonisolated(unsafe) private static var loaded: String?? = nil
+    nonisolated(unsafe) private static var once = LoadOnce()
 
-    static func load() throws(ParseError) {
-        if case .some(let failure) = loaded {
-            if let failure { throw ParseError(failure) }
-            return
-        }
-        guard let cairo = dlopen("libcairo.so.2", RTLD_LAZY | RTLD_LOCAL) else {
-            loaded = .some("rendering scanned pages needs cairo (apt-get install libcairo2)")
-            throw ParseError(loaded!!)
-        }
+    static func load() throws(ParseError) { try once.run(loadCairo) }
+
+    private static func loadCairo() throws(ParseError) {
+        let cairo = try DynamicLibrary.open(["libcairo.so.2"], needed: "rendering scanned pages needs cairo (apt-get install libcairo2)")
         var missing: [String] = []
-        func symbol<F>(_ name: String) -> F? {
-            guard let p = dlsym(cairo, name) else { missing.append(name); return nil }
-            return unsafeBitCast(p, to: F.self)
-        }
+        func symbol<F>(_ name: String) -> F? { cairo.symbol(name, &missing) }
         cairo_image_surface_create = symbol("cairo_image_surface_create")
         cairo_surface_status = symbol("cairo_surface_status")
         cairo_surface_destroy = symbol("cairo_surface_destroy")
@@ -235,10 +227,6 @@ enum R {
         cairo_scale = symbol("cairo_scale")
         cairo_set_source_rgb = symbol("cairo_set_source_rgb")
         cairo_paint = symbol("cairo_paint")
-        if !missing.isEmpty {
-            loaded = .some("cairo lacks \(missing.joined(separator: ", "))")
-            throw ParseError(loaded!!)
-        }
-        loaded = .some(nil)
+        try LoadOnce.require(missing, in: "cairo")
     }
 }

@@ -11,15 +11,8 @@ import Glibc
 /// ib-ask is looked for beside this executable, then on PATH; when it cannot
 /// start, the plain search runs with a warning.
 func handOffToAsk(_ arguments: [String]) {
-    var candidates = ["ib-ask"]
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    if n > 0 {
-        let own = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let slash = own.lastIndex(of: "/") { candidates.insert(String(own[..<slash]) + "/ib-ask", at: 0) }
-    }
     OutputStream.standardOutput.flush()
-    for path in candidates where path == "ib-ask" || access(path, X_OK) == 0 {
+    for path in Installation.toolCandidates("ib-ask") where path == "ib-ask" || access(path, X_OK) == 0 {
         var argv: [UnsafeMutablePointer<CChar>?] = ([path, "--search"] + arguments).map { strdup($0) }
         argv.append(nil)
         execvp(path, &argv)
