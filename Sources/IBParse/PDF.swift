@@ -191,81 +191,34 @@ enum PDFParser {
         return line.dropFirst(8).trimmingPrefix(while: { $0 == " " || $0 == "\t" }) == "1"
     }
 
-    /// Runs each job in a forked child that shares the open document (copy-on-write) and sends
-    /// its pages back through a pipe: [index u32][label length i32, -1 none][label][text length i32, -1 failed][text][needs OCR i32].
+    /// Runs each job in a forked child that shares the open document (copy-on-write); per page
+    /// it sends [index][label or none][text or none (failed)][needs OCR 0/1]. A job whose child
+    /// cannot start runs here; pages a crashed child did not send stay failed (nil).
     static func runInWorkerProcesses(_ jobs: [PageJob], document: OpaquePointer) {
-        var children: [(pid: pid_t, fd: Int32, job: PageJob)] = []
-        for job in jobs {
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { job.run(document: document); continue }
-            let pid = fork()
-            if pid == 0 {
-                close(fds[0])
-                job.run(document: document)
-                var out: [UInt8] = []
-                func put(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-                for (k, i) in job.pages.enumerated() {
-                    put(Int32(i))
-                    if let label = job.labels[k] { put(Int32(label.utf8.count)); out.append(contentsOf: label.utf8) } else { put(-1) }
-                    if let text = job.texts[k] { put(Int32(text.utf8.count)); out.append(contentsOf: text.utf8) } else { put(-1) }
-                    put(job.needsOCR[k] ? 1 : 0)
-                }
-                var offset = 0
-                while offset < out.count {
-                    let n = out.withUnsafeBytes { write(fds[1], $0.baseAddress! + offset, out.count - offset) }
-                    if n <= 0 { if n < 0 && errno == EINTR { continue }; _exit(1) }
-                    offset += n
-                }
-                _exit(0)
+        let received = WorkerProcesses.run(shares: jobs.count) { share, send in
+            let job = jobs[share]
+            job.run(document: document)
+            var record = WorkerRecord()
+            for (k, i) in job.pages.enumerated() {
+                record.put(Int32(i)); record.put(job.labels[k]); record.put(job.texts[k]); record.put(job.needsOCR[k] ? 1 : 0)
             }
-            close(fds[1])
-            if pid < 0 { close(fds[0]); job.run(document: document); continue }
-            children.append((pid, fds[0], job))
+            send(record.bytes)
         }
-        // Read every pipe as data arrives, so no child waits on a full pipe.
-        var buffers = [[UInt8]](repeating: [], count: children.count)
-        var open = Set(0..<children.count)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while !open.isEmpty {
-            var polls = open.sorted().map { pollfd(fd: children[$0].fd, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&polls, nfds_t(polls.count), -1)
-            if ready < 0 { if errno == EINTR { continue }; break }
-            for (k, index) in open.sorted().enumerated() where polls[k].revents != 0 {
-                let n = read(children[index].fd, &chunk, chunk.count)
-                if n > 0 { buffers[index].append(contentsOf: chunk[..<n]) }
-                else if n == 0 || errno != EINTR { open.remove(index) }
-            }
-        }
-        for (index, child) in children.enumerated() {
-            close(child.fd)
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-            // Decode what arrived; pages a crashed worker did not send stay failed (nil).
-            var texts = [String?](repeating: nil, count: child.job.pages.count)
-            var labels = [String?](repeating: nil, count: child.job.pages.count)
-            var needsOCR = [Bool](repeating: child.job.ocr == .always, count: child.job.pages.count)
-            let first = child.job.pages.first ?? 0
-            let b = buffers[index]
-            var p = 0
-            func get() -> Int32? {
-                guard p + 4 <= b.count else { return nil }
-                defer { p += 4 }
-                return Int32(littleEndian: b.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: p, as: Int32.self) })
-            }
-            func bytes(_ length: Int32) -> String?? {
-                if length < 0 { return .some(nil) }
-                guard p + Int(length) <= b.count else { return nil }
-                defer { p += Int(length) }
-                return .some(String(decoding: b[p..<(p + Int(length))], as: UTF8.self))
-            }
-            while let i = get(), let labelLength = get(), let label = bytes(labelLength), let textLength = get(), let text = bytes(textLength), let flag = get() {
+        for (job, bytes) in zip(jobs, received) {
+            guard let bytes else { job.run(document: document); continue }
+            var texts = [String?](repeating: nil, count: job.pages.count)
+            var labels = [String?](repeating: nil, count: job.pages.count)
+            var needsOCR = [Bool](repeating: job.ocr == .always, count: job.pages.count)
+            let first = job.pages.first ?? 0
+            var reader = WorkerRecordReader(bytes)
+            while let i = reader.int32(), let label = reader.string(), let text = reader.string(), let flag = reader.int32() {
                 let k = Int(i) - first
                 guard k >= 0 && k < texts.count else { break }
                 labels[k] = label; texts[k] = text; needsOCR[k] = flag == 1
             }
-            child.job.texts = texts
-            child.job.labels = labels
-            child.job.needsOCR = needsOCR
+            job.texts = texts
+            job.labels = labels
+            job.needsOCR = needsOCR
         }
     }
 

@@ -132,61 +132,22 @@ enum ScanJob {
         return try quietly { () throws(ParseError) in try OCR.recognize(taking: image, dpi: Int(scale * 72), language: language) }
     }
 
-    /// Each share in a forked child: [page i32][confidence i32][text length i32][text] per page read.
+    /// Each share in a forked child, which sends [page][confidence][text] per page as soon as
+    /// it is read (a crash loses only the pages after it).
     static func inWorkers(_ shares: [[Int]], document: OpaquePointer, language: OCRLanguage) -> [Int: OCRResult] {
-        var children: [(pid: pid_t, fd: Int32)] = []
+        let received = WorkerProcesses.run(shares: shares.count) { share, send in
+            for i in shares[share] {
+                guard let r = try? page(i, document: document, language: language) else { continue }
+                var record = WorkerRecord()
+                record.put(Int32(i)); record.put(Int32(r.confidence)); record.put(r.text)
+                send(record.bytes)
+            }
+        }
         var results: [Int: OCRResult] = [:]
-        for share in shares {
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { continue }
-            let pid = fork()
-            if pid == 0 {
-                close(fds[0])
-                for i in share {
-                    // Each page is sent as soon as it is read: a crash loses only the pages after it.
-                    guard let r = try? page(i, document: document, language: language) else { continue }
-                    var out: [UInt8] = []
-                    func put(_ v: Int32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-                    put(Int32(i)); put(Int32(r.confidence)); put(Int32(r.text.utf8.count)); out.append(contentsOf: r.text.utf8)
-                    var offset = 0
-                    while offset < out.count {
-                        let n = out.withUnsafeBytes { write(fds[1], $0.baseAddress! + offset, out.count - offset) }
-                        if n <= 0 { if n < 0 && errno == EINTR { continue }; _exit(1) }
-                        offset += n
-                    }
-                }
-                _exit(0)
-            }
-            close(fds[1])
-            if pid < 0 { close(fds[0]); continue }
-            children.append((pid, fds[0]))
-        }
-        var buffers = [[UInt8]](repeating: [], count: children.count)
-        var open = Set(0..<children.count)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while !open.isEmpty {
-            var polls = open.sorted().map { pollfd(fd: children[$0].fd, events: Int16(POLLIN), revents: 0) }
-            if poll(&polls, nfds_t(polls.count), -1) < 0 { if errno == EINTR { continue }; break }
-            for (k, index) in open.sorted().enumerated() where polls[k].revents != 0 {
-                let n = read(children[index].fd, &chunk, chunk.count)
-                if n > 0 { buffers[index].append(contentsOf: chunk[..<n]) }
-                else if n == 0 || errno != EINTR { open.remove(index) }
-            }
-        }
-        for (index, child) in children.enumerated() {
-            close(child.fd)
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-            let b = buffers[index]
-            var p = 0
-            func get() -> Int32? {
-                guard p + 4 <= b.count else { return nil }
-                defer { p += 4 }
-                return Int32(littleEndian: b.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: p, as: Int32.self) })
-            }
-            while let i = get(), let confidence = get(), let length = get(), length >= 0, p + Int(length) <= b.count {
-                results[Int(i)] = OCRResult(text: String(decoding: b[p..<(p + Int(length))], as: UTF8.self), confidence: Int(confidence))
-                p += Int(length)
+        for bytes in received.compactMap({ $0 }) {
+            var reader = WorkerRecordReader(bytes)
+            while let i = reader.int32(), let confidence = reader.int32(), let text = reader.string(), let text {
+                results[Int(i)] = OCRResult(text: text, confidence: Int(confidence))
             }
         }
         return results
