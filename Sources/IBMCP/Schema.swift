@@ -6,10 +6,8 @@
 import IBCore
 
 enum Schema {
-    static func object(_ properties: [(String, JSON)], required: [String] = [], description: String? = nil,
-                       closed: Bool = true) -> JSON {
+    static func object(_ properties: [(String, JSON)], required: [String] = [], closed: Bool = true) -> JSON {
         var o = JSONObject([("type", "object")])
-        if let description { o["description"] = .string(description) }
         o["properties"] = .object(JSONObject(properties))
         if !required.isEmpty { o["required"] = JSON(required) }
         if closed { o["additionalProperties"] = false }
@@ -22,8 +20,8 @@ enum Schema {
         return .object(o)
     }
 
-    static func integer(_ description: String, minimum: Int? = nil, maximum: Int? = nil, nullable: Bool = false) -> JSON {
-        var o = JSONObject([("type", nullable ? ["integer", "null"] : "integer"), ("description", .string(description))])
+    static func integer(_ description: String, minimum: Int? = nil, maximum: Int? = nil) -> JSON {
+        var o = JSONObject([("type", "integer"), ("description", .string(description))])
         if let minimum { o["minimum"] = JSON(minimum) }
         if let maximum { o["maximum"] = JSON(maximum) }
         return .object(o)
@@ -41,10 +39,8 @@ enum Schema {
         ["type": "string", "enum": JSON(values), "description": .string(description)]
     }
 
-    static func array(_ items: JSON, _ description: String, minItems: Int? = nil) -> JSON {
-        var o = JSONObject([("type", "array"), ("items", items), ("description", .string(description))])
-        if let minItems { o["minItems"] = JSON(minItems) }
-        return .object(o)
+    static func array(_ items: JSON, _ description: String) -> JSON {
+        ["type": "array", "items": items, "description": .string(description)]
     }
 
     /// An object of any shape (a record whose fields are documented elsewhere).

@@ -9,10 +9,6 @@ import Glibc
 #endif
 
 enum PDFParser {
-    static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
-        try parse(InputBytes(bytes), options: options)
-    }
-
     static func parse(_ bytes: InputBytes, options: ParseOptions) throws(ParseError) -> ParsedBook {
         try P.load()
         silencePoppler()

@@ -26,11 +26,6 @@ public struct InputSource: Sendable {
         self.fallbackTitle = fallbackTitle; self.contentType = contentType
     }
 
-    public init(name: String, source: String, bytes: [UInt8], extensionHint: String?, fallbackTitle: String, contentType: String? = nil) {
-        self.init(name: name, source: source, bytes: InputBytes(bytes), extensionHint: extensionHint,
-                  fallbackTitle: fallbackTitle, contentType: contentType)
-    }
-
     public static let maxFileBytes = 2 << 30
     /// Text, Markdown and HTML are held in memory whole, with their pages (~3x the
     /// file): larger than this they are refused before being read. PDF and ZIP
