@@ -23,7 +23,13 @@ struct FusedCandidate {
 extension SearchEngine {
     /// Both lists' chunks, scored by `mode` (vector: cosine; text: -bm25; hybrid:
     /// fused), best first; equal scores by the better single rank, then book and index.
-    func fuse(_ vectorHits: [ChunkHit], _ textHits: [ChunkHit], mode: SearchMode, concepts: [Concept]) throws -> [FusedCandidate] {
+    /// `statistics`: how many of each list's first hits the standardization reads
+    /// (the whole-scope lists; hits a focus appended after them are scored by the
+    /// same measure). `quoted`: chunks holding words the reader quotes, first in
+    /// text mode, raised by phraseWeight in hybrid; `focus`: hybrid raises each
+    /// chunk by focusWeight times its focus weight.
+    func fuse(_ vectorHits: [ChunkHit], _ textHits: [ChunkHit], mode: SearchMode, concepts: [Concept],
+              statistics: (vector: Int, text: Int)? = nil, quoted: Set<ChunkRef> = [], focus: Focus = Focus([])) throws -> [FusedCandidate] {
         var slots: [ChunkRef: Int] = [:]
         var candidates: [FusedCandidate] = []
         func slot(_ hit: ChunkHit) -> Int {
@@ -42,11 +48,21 @@ extension SearchEngine {
             candidates[i].textRank = rank + 1
             candidates[i].bm25 = hit.score
         }
+        // A quoted line found in neither list still comes back.
+        if !quoted.isEmpty {
+            let missing = quoted.filter { slots[$0] == nil }.sorted()
+            for (ref, location) in try library.locations(of: missing).sorted(by: { $0.key < $1.key }) {
+                _ = slot(ChunkHit(ref: ref, bookID: location.bookID, index: location.index, score: 0))
+            }
+        }
         switch mode {
         case .vector:
             for i in candidates.indices { candidates[i].score = 1 - (candidates[i].distance ?? 2) }
         case .text:
-            for i in candidates.indices { candidates[i].score = -(candidates[i].bm25 ?? 0) }
+            // The quoted words' chunks first, then by BM25.
+            for i in candidates.indices {
+                candidates[i].score = -(candidates[i].bm25 ?? 0) + (quoted.contains(candidates[i].ref) ? 1e6 : 0)
+            }
         case .hybrid:
             if let rrfK {
                 // Reciprocal rank fusion (--rrf-k), the text vote scaled by coverage^2:
@@ -60,8 +76,9 @@ extension SearchEngine {
                     candidates[i].score = score
                 }
             } else {
-                let fusion = ScoreFusion(vector: vectorHits.map { 1 - $0.score }, text: textHits.map { -$0.score },
-                                         vectorWeight: vectorWeight)
+                let counted = statistics ?? (vectorHits.count, textHits.count)
+                let fusion = ScoreFusion(vector: vectorHits.prefix(counted.vector).map { 1 - $0.score },
+                                         text: textHits.prefix(counted.text).map { -$0.score }, vectorWeight: vectorWeight)
                 for i in candidates.indices {
                     var evidence = 1.0
                     if candidates[i].textRank != nil {
@@ -72,6 +89,8 @@ extension SearchEngine {
                     candidates[i].score = fusion.score(vector: candidates[i].vectorRank.map { 1 - vectorHits[$0 - 1].score },
                                                        text: candidates[i].textRank.map { -textHits[$0 - 1].score },
                                                        evidence: evidence)
+                    if !focus.isEmpty { candidates[i].score += focusWeight * focus.weight(candidates[i].bookID, candidates[i].index) }
+                    if quoted.contains(candidates[i].ref) { candidates[i].score += phraseWeight }
                 }
             }
         }

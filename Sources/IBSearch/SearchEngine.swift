@@ -159,6 +159,13 @@ public final class SearchEngine {
     func warn(_ message: String) { if !warnings.contains(message) { warnings.append(message) } }
 
     private var bookCache: [String: BookSummary] = [:]
+    /// Each book's structure as the focus reads it (FocusedSearch.structure).
+    var structureCache: [String: [StructureUnit]] = [:]
+    /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
+    /// question names rises, times its ranges' weight (StructureFocus; 0 turns it off).
+    public var focusWeight: Double = 1.5
+    /// Hybrid: how far a chunk holding the words the reader quotes rises.
+    public var phraseWeight: Double = 3.0
 
     /// `encoder`: the model to embed queries; when nil it is loaded from
     /// `modelDirectory` (or Config.modelDirectory()) on the first vector search.
@@ -293,7 +300,24 @@ public final class SearchEngine {
         }
         if mode == .vector && vectorHits.count > query.k { vectorHits.removeLast(vectorHits.count - query.k) }
 
-        let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts)
+        // What the question names: its structure searched more deeply, and the words it quotes.
+        let statistics = (vector: vectorHits.count, text: textHits.count)
+        var focus = Focus([])
+        var quoted = Set<ChunkRef>()
+        if mode == .hybrid && (focusWeight > 0 || phraseWeight > 0) {
+            let references = QueryReferences.parse(query.text)
+            if focusWeight > 0 { focus = try self.focus(query, references: references, scope: scope) }
+            if !focus.isEmpty {
+                if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth), to: vectorHits) }
+                textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth), to: textHits)
+                mark("focus (\(focus.ranges.count) ranges)")
+            }
+            if phraseWeight > 0 { quoted = try phraseHits(query.text, references: references, scope: scope); mark("phrases") }
+        } else if mode == .text {
+            quoted = try phraseHits(query.text, references: QueryReferences.parse(query.text), scope: scope)
+        }
+        let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
+                                  quoted: quoted, focus: focus)
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
             guard let chunk = try library.chunk(c.ref) else { continue }

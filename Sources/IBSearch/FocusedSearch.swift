@@ -1,0 +1,144 @@
+// The search's soft scope: the chunk ranges a question points to by its
+// structure (StructureFocus) searched more deeply, and the bonus each chunk
+// inside them earns in the fused ranking; and the exact words a reader quotes.
+//
+// The whole-scope lists go `candidates` deep; a passage the question places
+// ("in Act 3", "on the 4th of May") may rank past that in a book of thousands
+// of chunks and still be the best match inside what the reader named. So the
+// ranges are searched on their own (every window scanned, full text inside
+// them), their hits join the lists with the same scores (cosines; BM25 with
+// the whole library's statistics), and a chunk earns focusWeight times its
+// ranges' weight in the fusion. A reference that matches nothing adds nothing.
+import CKernels
+import IBCore
+import IBStore
+
+/// The chunk ranges a query points to, and the bonus a chunk earns inside them.
+struct Focus {
+    var ranges: [FocusRange]
+    private var byBook: [String: [FocusRange]] = [:]
+
+    init(_ ranges: [FocusRange]) {
+        self.ranges = ranges
+        for r in ranges { byBook[r.bookID, default: []].append(r) }
+    }
+
+    var isEmpty: Bool { ranges.isEmpty }
+
+    /// The summed weight of the ranges holding chunk `index` of `bookID`.
+    func weight(_ bookID: String, _ index: Int) -> Double {
+        byBook[bookID]?.reduce(0) { $1.chunks.contains(index) ? $0 + $1.weight : $0 } ?? 0
+    }
+
+    /// The ranges worth searching on their own: those at least half as strong as
+    /// the strongest, at most `maxRanges` of them and `maxChunks` chunks in all.
+    func searched(maxRanges: Int = 64, maxChunks: Int = 6_000) -> [FocusRange] {
+        guard let top = ranges.map(\.weight).max(), top > 0 else { return [] }
+        var out: [FocusRange] = []
+        var chunks = 0
+        for r in ranges.filter({ $0.weight >= top / 2 }).sorted(by: { $0.weight > $1.weight }) {
+            guard out.count < maxRanges, chunks + r.chunks.count <= maxChunks else { break }
+            out.append(r); chunks += r.chunks.count
+        }
+        return out
+    }
+}
+
+extension SearchEngine {
+    /// A scope of more books than this reads their structure only when the
+    /// question names a date or a numbered part (titles alone are not worth it).
+    static let structureBookLimit = 32
+
+    /// The focus of `query` within `scope`; empty when it names nothing the books' structure holds.
+    func focus(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> Focus {
+        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
+        guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
+        var units: [String: [StructureUnit]] = [:]
+        for id in books {
+            let book = try structure(id)
+            if !book.isEmpty { units[id] = book }
+        }
+        guard !units.isEmpty || references.position != nil else { return Focus([]) }
+        let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
+        let ranges = StructureFocus.ranges(references, words: Self.plainWords(query.text), units: units, chunkCounts: counts)
+        return Focus(ranges)
+    }
+
+    /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).
+    func structure(_ bookID: String) throws -> [StructureUnit] {
+        if let cached = structureCache[bookID] { return cached }
+        let units = try library.sections(bookID: bookID).compactMap { row -> StructureUnit? in
+            guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
+            return StructureUnit(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
+                                 title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
+                                 voice: row.voice, place: row.place, chunks: first...last)
+        }
+        structureCache[bookID] = units
+        return units
+    }
+
+    /// The vector list inside the focus: each chunk's best window, best first, `depth` of them.
+    func focusVectorHits(_ focus: Focus, query: [Float], scope: SearchScope?, depth: Int) throws -> [ChunkHit] {
+        let dim = query.count
+        var scores = [Float](repeating: 0, count: 64)
+        var best: [(hit: ChunkHit, similarity: Float)] = []
+        for range in focus.searched() {
+            let limit = lastPage(range.bookID, scope)
+            try query.withUnsafeBufferPointer { q in
+                try library.forEachWindows(bookID: range.bookID, chunks: range.chunks, lastPage: limit) { ref, index, codes in
+                    guard dim > 0, codes.count >= dim, codes.count % dim == 0, let base = codes.baseAddress else { return }
+                    let count = codes.count / dim
+                    if scores.count < count { scores = [Float](repeating: 0, count: count) }
+                    let top = scores.withUnsafeMutableBufferPointer { out -> Float in
+                        ib_int8_cosines(base.assumingMemoryBound(to: Int8.self), Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
+                        return out[0..<count].max() ?? -1
+                    }
+                    best.append((ChunkHit(ref: ref, bookID: range.bookID, index: index, score: Double(1 - top)), top))
+                }
+            }
+        }
+        best.sort { $0.similarity != $1.similarity ? $0.similarity > $1.similarity : $0.hit.ref < $1.hit.ref }
+        return best.prefix(depth).map(\.hit)
+    }
+
+    /// The full-text list inside the focus, scored as the whole scope's list is.
+    func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int) throws -> [ChunkHit] {
+        let pruned = try Self.pruneCommon(library, concepts, commonFraction: commonFraction)
+        guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
+        let singleTerms = pruned.allSatisfy { $0.members.count == 1 }
+        var hits: [ChunkHit] = []
+        for range in focus.searched() {
+            hits += try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, bookID: range.bookID,
+                                                   chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
+        }
+        hits.sort { $0.score != $1.score ? $0.score < $1.score : $0.ref < $1.ref }
+        return Array(hits.prefix(depth))
+    }
+
+    /// The page a chunk of `bookID` may end on in `scope` (nil: any).
+    func lastPage(_ bookID: String, _ scope: SearchScope?) -> Int? {
+        scope?.books.first(where: { $0.id == bookID })?.lastPage
+    }
+
+    /// The chunks holding a phrase the reader quotes word for word: the quoted
+    /// runs, else the whole question when it is a line of four words or more.
+    func phraseHits(_ text: String, references: QueryReferences, scope: SearchScope?) throws -> Set<ChunkRef> {
+        var phrases = references.phrases
+        let words = QueryText.words(text).filter { !$0.cjk }
+        if phrases.isEmpty && words.count >= 4 && words.count <= 40 { phrases = [words.map(\.text).joined(separator: " ")] }
+        var found = Set<ChunkRef>()
+        for phrase in phrases {
+            let plain = QueryText.words(phrase).map(\.text).joined(separator: " ")
+            guard !plain.isEmpty else { continue }
+            for hit in try library.phraseCandidates(plain, in: scope, limit: 10) { found.insert(hit.ref) }
+        }
+        return found
+    }
+
+    /// `extra` hits not already in `list`, appended after it (their ranks follow the list's).
+    static func appending(_ extra: [ChunkHit], to list: [ChunkHit]) -> [ChunkHit] {
+        var seen = Set(list.map(\.ref))
+        return list + extra.filter { seen.insert($0.ref).inserted }
+    }
+}

@@ -1,0 +1,314 @@
+// What a question says about WHEN and WHERE in a book its moment lies, read
+// from its words: dates ("on the 4th of May", "in the spring of 1834",
+// "Christmas Eve", "February 1714-15"), numbered parts ("chapter 12", "the
+// third chapter", "Act 3, scene 2", "Book Two"), a place in the book ("near
+// the end", "at the start") and words quoted exactly ("To be, or not to be").
+//
+// Readers who know a book name its moments this way far more than they echo
+// its words; the structure focus (StructureFocus) matches these references
+// against the book's sections, and the search ranks what lies inside them
+// higher. A misread reference only narrows where the search looks harder,
+// never what it may return.
+import IBCore
+
+/// A span of the calendar a question names.
+public struct DateReference: Sendable, Equatable {
+    /// The years it allows (nil: any year).
+    public var years: ClosedRange<Int>?
+    /// Month-day span as mmdd (101...1231); from > to wraps the year's end
+    /// (winter, New Year). nil: the whole year (a year alone).
+    public var from: Int?
+    public var to: Int?
+    /// A day of the month with no month ("on the 17th").
+    public var day: Int?
+    /// A single day was named: a precise reference.
+    public var precise: Bool
+}
+
+/// One step of a numbered-part reference: "Act 3" is (act, 3); `number` -1 is "the last".
+public struct PartStep: Sendable, Equatable {
+    public var kind: String
+    public var number: Int
+}
+
+public struct QueryReferences: Sendable, Equatable {
+    public var dates: [DateReference] = []
+    /// Paths of numbered parts, outermost first ("Act 3, scene 2" is one path of two steps).
+    public var parts: [[PartStep]] = []
+    /// Where in the book (or in the named part) as fractions of it, when the question says.
+    public var position: ClosedRange<Double>? = nil
+    /// Runs of words the question quotes exactly, in double quotation marks.
+    public var phrases: [String] = []
+
+    public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty }
+
+    /// The words that name a kind of part, and the kind each names.
+    static let partKinds: [String: String] = [
+        "chapter": "chapter", "chapters": "chapter", "chap": "chapter", "ch": "chapter",
+        "act": "act", "scene": "scene", "book": "book", "part": "part", "volume": "volume", "vol": "volume",
+        "canto": "canto", "stave": "stave", "letter": "letter", "section": "section", "essay": "chapter",
+    ]
+    /// Words before a month that make a month of an ambiguous word ("in May", "of March").
+    static let monthContext: Set<String> = [
+        "in", "of", "early", "late", "mid", "during", "since", "until", "till", "throughout", "through",
+        "end", "beginning", "start", "middle", "by", "last", "next", "that", "this", "whole",
+    ]
+    /// Words after which "fall" is the season, not the verb.
+    static let fallContext: Set<String> = ["the", "that", "this", "last", "next", "in", "of", "early", "late"]
+    /// Kinds of whole work a position may refer to ("near the end of the book").
+    static let workWords: Set<String> = ["book", "novel", "story", "play", "journal", "diary", "text", "volume", "work", "voyage"]
+
+    /// Reads `text`'s references.
+    public static func parse(_ text: String) -> QueryReferences {
+        var out = QueryReferences()
+        out.phrases = quotedPhrases(text)
+        let words = tokens(text)
+        var i = 0
+        var path: [PartStep] = []
+        while i < words.count {
+            if let (date, next) = date(words, at: i) {
+                out.dates.append(date); i = next; continue
+            }
+            if let (step, next) = part(words, at: i) {
+                if path.contains(where: { $0.kind == step.kind }) { out.parts.append(path); path = [] }
+                path.append(step); i = next; continue
+            }
+            if out.position == nil, let (range, next) = position(words, at: i) {
+                out.position = range; i = next; continue
+            }
+            i += 1
+        }
+        if !path.isEmpty { out.parts.append(path) }
+        return out
+    }
+
+    // MARK: words
+
+    /// Lowercased words with apostrophes and hyphens kept inside them ("year's",
+    /// "twenty-first", "1714-15"); curly apostrophes folded.
+    static func tokens(_ text: String) -> [String] {
+        var out: [String] = []
+        var current = ""
+        let scalars = Array(text.lowercased().unicodeScalars)
+        for (i, s) in scalars.enumerated() {
+            let joiner = s == "'" || s == "\u{2019}" || s == "-" || s == "\u{2013}"
+            if s.properties.isAlphabetic || s.properties.numericType != nil {
+                current.unicodeScalars.append(s)
+            } else if joiner, !current.isEmpty, i + 1 < scalars.count,
+                      scalars[i + 1].properties.isAlphabetic || scalars[i + 1].properties.numericType != nil {
+                current.unicodeScalars.append(s == "\u{2019}" ? "'" : (s == "\u{2013}" ? "-" : s))
+            } else if !current.isEmpty {
+                out.append(current); current = ""
+            }
+        }
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// Text between double quotation marks ("..." or curly), at least two words each.
+    static func quotedPhrases(_ text: String) -> [String] {
+        var out: [String] = []
+        var inside: String? = nil
+        for c in text {
+            if c == "\"" || c == "\u{201C}" || c == "\u{201D}" {
+                if let run = inside {
+                    if run.split(whereSeparator: { $0 == " " }).count >= 2 { out.append(TextClasses.trim(run)) }
+                    inside = nil
+                } else {
+                    inside = ""
+                }
+            } else if inside != nil {
+                inside!.append(c)
+            }
+        }
+        return out
+    }
+
+    static func word(_ words: [String], _ i: Int) -> String { i >= 0 && i < words.count ? words[i] : "" }
+
+    /// A day of the month: "4", "4th", "fourth", "twenty-first" (1...31).
+    static func dayNumber(_ word: String) -> Int? {
+        guard let n = CalendarWords.number(word, romanAllowed: false), (1...31).contains(n) else { return nil }
+        return n
+    }
+
+    /// A year as books print it: 1000...2099, or an Old Style double year "1714-15" (both years).
+    static func year(_ word: String) -> ClosedRange<Int>? {
+        let parts = word.split(separator: "-")
+        guard let first = parts.first, first.count == 4, let y = Int(first), (1000...2099).contains(y) else { return nil }
+        if parts.count == 1 { return y...y }
+        guard parts.count == 2, let tail = Int(parts[1]) else { return nil }
+        let second = parts[1].count == 2 ? (y / 100) * 100 + tail : (parts[1].count == 4 ? tail : -1)
+        return second >= y && second <= y + 1 ? y...second : nil
+    }
+
+    // MARK: dates
+
+    /// A date starting at word `i`: (the date, the index after it).
+    static func date(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        if let found = namedDay(w, at: i) { return found }
+        if let found = season(w, at: i) { return found }
+        if let found = monthDate(w, at: i) { return found }
+        if let found = dayBeforeMonth(w, at: i) { return found }
+        // A year on its own ("in 1835"), not a page or chapter number.
+        if let years = year(w[i]), !["page", "p", "pp", "chapter", "no", "number"].contains(word(w, i - 1)) {
+            return (DateReference(years: years, from: nil, to: nil, day: nil, precise: false), i + 1)
+        }
+        // "on the 17th": a day with no month.
+        if word(w, i) == "the", ["on", "of"].contains(word(w, i - 1)), Int(word(w, i + 1)) == nil,
+           word(w, i + 1).first?.isNumber == true, let day = dayNumber(word(w, i + 1)),
+           CalendarWords.months[word(w, i + 2)] == nil, word(w, i + 2) != "of", partKinds[word(w, i + 2)] == nil {
+            return (DateReference(years: nil, from: nil, to: nil, day: day, precise: false), i + 2)
+        }
+        return nil
+    }
+
+    /// The year that may follow a month or season: "May 1893", "spring of 1834", "May, 1893".
+    static func trailingYear(_ w: [String], after i: Int) -> (ClosedRange<Int>, Int)? {
+        var j = i
+        while j < min(w.count, i + 3), ["of", "the", "year", "in"].contains(w[j]) { j += 1 }
+        if j < w.count, let y = year(w[j]) { return (y, j + 1) }
+        return nil
+    }
+
+    static func namedDay(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        for named in CalendarWords.namedDays where i + named.words.count <= w.count {
+            // "St." is tokenized as "st"; "saint" spelled out is its own entry.
+            guard Array(w[i..<(i + named.words.count)]) == named.words else { continue }
+            var date = DateReference(years: nil, from: named.from, to: named.to, day: nil, precise: named.from == named.to)
+            var next = i + named.words.count
+            if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
+            return (date, next)
+        }
+        return nil
+    }
+
+    static func season(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        guard let months = CalendarWords.seasons[w[i]] else { return nil }
+        if w[i] == "fall" && !fallContext.contains(word(w, i - 1)) { return nil }
+        // "early spring" is its first month, "late autumn" its last.
+        let qualifier = word(w, i - 1)
+        let first = qualifier == "late" ? months.to : months.from, last = qualifier == "early" ? months.from : months.to
+        let from = first * 100 + 1, to = last * 100 + CalendarWords.monthLength[last - 1]
+        var date = DateReference(years: nil, from: from, to: to, day: nil, precise: false)
+        var next = i + 1
+        if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
+        return (date, next)
+    }
+
+    /// A month, with a day after it ("May 4", "May 4th", "May the 4th") or a
+    /// qualifier before it ("early May", "the end of May"), and a year after.
+    static func monthDate(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        let name = w[i].hasSuffix(".") ? String(w[i].dropLast()) : w[i]
+        guard let month = CalendarWords.months[name] else { return nil }
+        var next = i + 1
+        var day: Int? = nil
+        if let d = dayNumber(word(w, next)), year(word(w, next)) == nil { day = d; next += 1 }
+        else if word(w, next) == "the", let d = dayNumber(word(w, next + 1)) { day = d; next += 2 }
+        let trailing = trailingYear(w, after: next)
+        if CalendarWords.ambiguousMonths.contains(name) && day == nil && trailing == nil
+            && !monthContext.contains(word(w, i - 1)) {
+            return nil
+        }
+        var date = DateReference(years: trailing?.0, from: month * 100 + 1,
+                                 to: month * 100 + CalendarWords.monthLength[month - 1], day: nil, precise: false)
+        if let day, day <= CalendarWords.monthLength[month - 1] {
+            date.from = month * 100 + day; date.to = date.from; date.precise = true
+        } else {
+            var before = word(w, i - 1), before2 = word(w, i - 2)
+            // "early in August", "late in May": the qualifier before the "in".
+            if before == "in", ["early", "late"].contains(before2) { before = before2; before2 = "" }
+            if before == "early" || (before == "of" && ["beginning", "start"].contains(before2)) {
+                date.to = month * 100 + 10
+            } else if before == "mid" || (before == "of" && before2 == "middle") {
+                date.from = month * 100 + 11; date.to = month * 100 + 20
+            } else if before == "late" || (before == "of" && before2 == "end") {
+                date.from = month * 100 + 21
+            }
+        }
+        if let trailing { next = trailing.1 }
+        return (date, next)
+    }
+
+    /// A day before its month: "4 May", "the 4th of May", "the fourth of May".
+    static func dayBeforeMonth(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        guard let day = dayNumber(w[i]), year(w[i]) == nil else { return nil }
+        var j = i + 1
+        if word(w, j) == "of" { j += 1 }
+        guard let month = CalendarWords.months[word(w, j)], day <= CalendarWords.monthLength[month - 1] else { return nil }
+        var date = DateReference(years: nil, from: month * 100 + day, to: month * 100 + day, day: nil, precise: true)
+        var next = j + 1
+        if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
+        return (date, next)
+    }
+
+    // MARK: numbered parts
+
+    /// "chapter 12", "Act III", "Book Two", "the third chapter", "the last act".
+    static func part(_ w: [String], at i: Int) -> (PartStep, Int)? {
+        if let kind = partKinds[w[i]] {
+            let next = word(w, i + 1)
+            if let n = CalendarWords.number(next, romanAllowed: true), n > 0, n < 10_000, year(next) == nil {
+                // "book one" yes; "a letter i wrote" no: a lone "i" after letter is the pronoun.
+                if next == "i" && !["act", "scene", "chapter", "book", "part", "volume", "canto", "stave"].contains(kind) { return nil }
+                return (PartStep(kind: kind, number: n), i + 2)
+            }
+            return nil
+        }
+        // An ordinal before the kind: "the third chapter", "the last act", "the opening chapter".
+        let n: Int?
+        switch w[i] {
+        case "last", "final", "closing": n = -1
+        case "opening": n = 1
+        default: n = CalendarWords.ordinals[w[i]] ?? (w[i].hasSuffix("th") || w[i].hasSuffix("st") || w[i].hasSuffix("nd") || w[i].hasSuffix("rd") ? CalendarWords.number(w[i], romanAllowed: false) : nil)
+        }
+        guard let n, n != 0, let kind = partKinds[word(w, i + 1)], kind != "letter" || n > 0 else { return nil }
+        // A plural ("the first chapters") is a position, not one part.
+        guard !word(w, i + 1).hasSuffix("s") || kind == "chapter" && word(w, i + 1) == "chapter" else { return nil }
+        return (PartStep(kind: kind, number: n), i + 2)
+    }
+
+    // MARK: position
+
+    /// "at the start", "near the end", "towards the end of the book", "in the middle",
+    /// "the very end"; not "the end of May" (a date) nor "in the end" (an idiom).
+    static func position(_ w: [String], at i: Int) -> (ClosedRange<Double>, Int)? {
+        let lead = w[i]
+        guard ["at", "near", "towards", "toward", "by", "in", "early", "late", "halfway", "midway"].contains(lead) else { return nil }
+        if lead == "early" || lead == "late" {
+            // "early on", "early in the book", "late in the novel".
+            if word(w, i + 1) == "on" && lead == "early" { return (0...0.15, i + 2) }
+            if word(w, i + 1) == "in", word(w, i + 2) == "the", workWords.contains(word(w, i + 3)) {
+                return (lead == "early" ? 0...0.2 : 0.8...1, i + 4)
+            }
+            return nil
+        }
+        if lead == "halfway" || lead == "midway" {
+            return word(w, i + 1) == "through" ? (0.35...0.65, i + 2) : nil
+        }
+        guard word(w, i + 1) == "the" else { return nil }
+        var j = i + 2
+        let very = word(w, j) == "very"
+        if very { j += 1 }
+        let range: ClosedRange<Double>
+        switch word(w, j) {
+        case "start", "beginning", "opening": range = very ? 0...0.05 : 0...0.15
+        case "end", "close", "finish": range = very ? 0.95...1 : 0.85...1
+        case "middle": range = 0.35...0.65
+        default: return nil
+        }
+        if lead == "in" && word(w, j) == "end" { return nil }  // "in the end": an idiom
+        if lead == "by" && word(w, j) != "end" { return nil }
+        j += 1
+        if word(w, j) == "of" {
+            let what = word(w, j + 1) == "the" ? word(w, j + 2) : word(w, j + 1)
+            // "the end of May", "the start of spring": a date, read by date().
+            if CalendarWords.months[what] != nil || CalendarWords.seasons[what] != nil || year(what) != nil { return nil }
+            if workWords.contains(what) { return (range, j + (word(w, j + 1) == "the" ? 3 : 2)) }
+            // "the end of chapter 3": the position within that part (the part itself is read next).
+            if partKinds[what] != nil { return (range, j + 1) }
+            return nil
+        }
+        return (range, j)
+    }
+}

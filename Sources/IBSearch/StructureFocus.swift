@@ -1,0 +1,250 @@
+// Where in the books a question points: its references (QueryReferences) and
+// its words matched against the books' structure (sections with titles,
+// numbers, dates, voices and places), as chunk ranges each with a weight.
+//
+// A search ranks the chunks inside these ranges higher than others with the
+// same evidence (a soft scope) and searches them more deeply, so a passage
+// the whole-book lists miss is found where the reader says it is. Each
+// reference weighs by how sure its reading is (a numbered act or a day is
+// surer than a word of a title) and by how much it narrows: a reference that
+// covers half a book says little, one that covers a twentieth says a lot. A
+// reference that matches nothing adds nothing.
+import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A date as a book's structure records it: 'YYYY-MM-DD', 'YYYY-MM', 'YYYY' or '--MM-DD'.
+public struct BookDate: Sendable, Equatable {
+    public var year: Int?
+    public var month: Int?
+    public var day: Int?
+
+    public init?(_ text: String?) {
+        guard let text, !text.isEmpty else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        if text.hasPrefix("--") {
+            guard parts.count == 4, let m = Int(parts[2]), let d = Int(parts[3]) else { return nil }
+            year = nil; month = m; day = d
+        } else {
+            guard let y = Int(parts[0]) else { return nil }
+            year = y
+            month = parts.count > 1 ? Int(parts[1]) : nil
+            day = parts.count > 2 ? Int(parts[2]) : nil
+        }
+        if let m = month, !(1...12).contains(m) { return nil }
+        if let d = day, !(1...31).contains(d) { return nil }
+    }
+}
+
+/// One unit of a book's structure, as the focus reads it.
+public struct StructureUnit: Sendable, Equatable {
+    public var bookID: String
+    public var ord: Int
+    public var parent: Int?
+    public var kind: String?
+    public var number: Int?
+    public var title: String
+    public var path: [String]
+    public var dateFrom: BookDate?
+    public var dateTo: BookDate?
+    public var voice: String?
+    public var place: String?
+    /// The chunk indexes it covers (with its descendants).
+    public var chunks: ClosedRange<Int>
+
+    public init(bookID: String, ord: Int, parent: Int?, kind: String?, number: Int?, title: String, path: [String],
+                dateFrom: BookDate?, dateTo: BookDate?, voice: String?, place: String?, chunks: ClosedRange<Int>) {
+        self.bookID = bookID; self.ord = ord; self.parent = parent; self.kind = kind; self.number = number
+        self.title = title; self.path = path; self.dateFrom = dateFrom; self.dateTo = dateTo
+        self.voice = voice; self.place = place; self.chunks = chunks
+    }
+}
+
+/// Chunks of one book a question points to, and how strongly.
+public struct FocusRange: Sendable, Equatable {
+    public var bookID: String
+    public var chunks: ClosedRange<Int>
+    public var weight: Double
+}
+
+public enum StructureFocus {
+    /// How sure each kind of reference is, before its narrowness counts.
+    static let partStrength = 1.0
+    static let dayStrength = 1.0
+    static let spanStrength = 0.8      // a month, a season, a feast spanning days
+    static let yearStrength = 0.6
+    static let dayOnlyStrength = 0.5   // "on the 17th"
+    static let titleWordStrength = 0.6
+    static let positionStrength = 0.5
+    /// A reference covering this share of its books (or less) counts fully.
+    static let fullyNarrow = 0.05
+    /// Words of a title shared by more than this share of a book's units name no place in it.
+    static let commonTitleShare = 0.4
+
+    /// The weighted chunk ranges `references` and `words` (the question's
+    /// lowercased words) point to, over `units` (each searched book's structure)
+    /// and `chunkCounts` (each searched book's chunks).
+    public static func ranges(_ references: QueryReferences, words: [String], units: [String: [StructureUnit]],
+                              chunkCounts: [String: Int]) -> [FocusRange] {
+        var out: [FocusRange] = []
+        func add(_ matched: [StructureUnit], strength: Double) {
+            out += weighted(matched.map { ($0.bookID, $0.chunks) }, strength: strength, chunkCounts: chunkCounts)
+        }
+        var partRanges: [(String, ClosedRange<Int>)] = []
+        for path in references.parts {
+            let matched = units.values.flatMap { book in book.filter { matches(path, $0, in: book) } }
+            add(matched, strength: partStrength)
+            partRanges += matched.map { ($0.bookID, $0.chunks) }
+        }
+        for date in references.dates {
+            let matched = units.values.flatMap { $0.filter { matches(date, $0) } }
+            let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
+            add(innermost(matched), strength: strength)
+        }
+        for (word, matched) in titleMatches(words, units: units) {
+            _ = word
+            add(innermost(matched), strength: titleWordStrength)
+        }
+        if let position = references.position {
+            // Within the parts named ("the end of chapter 3"), else within each book.
+            let spans = partRanges.isEmpty ? chunkCounts.filter { $0.value > 0 }.map { ($0.key, 0...($0.value - 1)) } : partRanges
+            let pieces = spans.map { book, range -> (String, ClosedRange<Int>) in
+                let n = Double(range.count)
+                let low = range.lowerBound + Int((position.lowerBound * n).rounded(.down))
+                let high = range.lowerBound + max(0, Int((position.upperBound * n).rounded(.up)) - 1)
+                return (book, low...max(low, min(high, range.upperBound)))
+            }
+            out += weighted(pieces, strength: positionStrength, chunkCounts: chunkCounts)
+        }
+        return out
+    }
+
+    /// `pieces` of one reference, weighted by `strength` times how narrow they are
+    /// within the books they fall in (0 when they cover a book whole).
+    static func weighted(_ pieces: [(String, ClosedRange<Int>)], strength: Double, chunkCounts: [String: Int]) -> [FocusRange] {
+        guard !pieces.isEmpty else { return [] }
+        var byBook: [String: [ClosedRange<Int>]] = [:]
+        for (book, range) in pieces { byBook[book, default: []].append(range) }
+        var merged: [(String, ClosedRange<Int>)] = []
+        var covered = 0, total = 0
+        for (book, ranges) in byBook {
+            total += chunkCounts[book] ?? 0
+            for range in merge(ranges) { merged.append((book, range)); covered += range.count }
+        }
+        guard total > 0, covered > 0 else { return [] }
+        let share = min(1, Double(covered) / Double(total))
+        let narrowness = min(1, max(0, log(share) / log(fullyNarrow)))
+        guard narrowness > 0 else { return [] }
+        return merged.map { FocusRange(bookID: $0.0, chunks: $0.1, weight: strength * narrowness) }
+    }
+
+    /// Overlapping or touching ranges joined.
+    static func merge(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+        var out: [ClosedRange<Int>] = []
+        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = out.last, r.lowerBound <= last.upperBound + 1 {
+                out[out.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+            } else {
+                out.append(r)
+            }
+        }
+        return out
+    }
+
+    /// The matched units that hold no other matched unit: a dated entry, not
+    /// also the chapter around it that carries the same date.
+    static func innermost(_ matched: [StructureUnit]) -> [StructureUnit] {
+        let parents = Set(matched.compactMap { u in u.parent.map { "\(u.bookID)\u{0}\($0)" } })
+        return matched.filter { !parents.contains("\($0.bookID)\u{0}\($0.ord)") }
+    }
+
+    // MARK: numbered parts
+
+    /// Kinds a question's word may mean: "chapter 3" also finds an unlabelled or
+    /// "section" unit numbered 3, "book 2" a volume.
+    static func compatible(_ asked: String, _ kind: String?) -> Bool {
+        switch asked {
+        case "chapter", "section": return kind == nil || kind == "chapter" || kind == "section"
+        case "book", "volume": return kind == "book" || kind == "volume"
+        default: return kind == asked
+        }
+    }
+
+    /// Whether `unit` is the last step of `path` and its ancestors match the earlier steps in order.
+    static func matches(_ path: [PartStep], _ unit: StructureUnit, in book: [StructureUnit]) -> Bool {
+        guard let last = path.last, compatible(last.kind, unit.kind), numberMatches(last, unit, in: book) else { return false }
+        var remaining = path.dropLast()
+        var parent = unit.parent
+        while let step = remaining.last {
+            guard let ord = parent, let ancestor = book.first(where: { $0.ord == ord }) else { return false }
+            if compatible(step.kind, ancestor.kind) && numberMatches(step, ancestor, in: book) { remaining.removeLast() }
+            parent = ancestor.parent
+        }
+        return true
+    }
+
+    static func numberMatches(_ step: PartStep, _ unit: StructureUnit, in book: [StructureUnit]) -> Bool {
+        if step.number > 0 { return unit.number == step.number }
+        // "the last act": the highest number of its kind among its siblings.
+        let siblings = book.filter { $0.parent == unit.parent && compatible(step.kind, $0.kind) }
+        return unit.number != nil && unit.number == siblings.compactMap(\.number).max()
+    }
+
+    // MARK: dates
+
+    /// Whether a unit's dates overlap the question's.
+    static func matches(_ date: DateReference, _ unit: StructureUnit) -> Bool {
+        guard let from = unit.dateFrom else { return false }
+        let to = unit.dateTo ?? from
+        if let years = date.years {
+            guard let y0 = from.year ?? to.year else { return false }
+            let y1 = to.year ?? y0
+            if years.upperBound < y0 || years.lowerBound > y1 { return false }
+        }
+        if let day = date.day {
+            // "on the 17th": a unit dated that day of any month.
+            guard let d0 = from.day else { return false }
+            let d1 = to.day ?? d0
+            return from.month == to.month ? (d0...max(d0, d1)).contains(day) : (day >= d0 || day <= d1)
+        }
+        guard let qFrom = date.from, let qTo = date.to else { return true }   // a year alone
+        // The unit's span as month-days; one crossing a year's end (or years) covers all.
+        if let y0 = from.year, let y1 = to.year, y1 > y0 { return true }
+        guard let m0 = from.month else { return true }
+        let m1 = to.month ?? m0
+        let u0 = m0 * 100 + (from.day ?? 1)
+        let u1 = m1 * 100 + (to.day ?? CalendarWords.monthLength[m1 - 1])
+        return overlaps(qFrom, qTo, u0, max(u0, u1))
+    }
+
+    /// Whether month-day spans a...b (wrapping the year's end when a > b) and c...d overlap.
+    static func overlaps(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Bool {
+        if a <= b { return !(b < c || a > d) }
+        return overlaps(a, 1231, c, d) || overlaps(101, b, c, d)
+    }
+
+    // MARK: words of titles
+
+    /// The question's words found in section titles, voices or places, each with the
+    /// units holding it; words common to many of a book's units are left out.
+    static func titleMatches(_ words: [String], units: [String: [StructureUnit]]) -> [(String, [StructureUnit])] {
+        let asked = Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0)
+            && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
+            .map(QueryText.stem))
+        guard !asked.isEmpty else { return [] }
+        var found: [String: [StructureUnit]] = [:]
+        for book in units.values {
+            var inBook: [String: [StructureUnit]] = [:]
+            for unit in book {
+                let text = [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
+                let unitWords = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+                for word in asked.intersection(unitWords) { inBook[word, default: []].append(unit) }
+            }
+            for (word, matched) in inBook where Double(matched.count) <= commonTitleShare * Double(book.count) || book.count < 3 {
+                found[word, default: []] += matched
+            }
+        }
+        return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}

@@ -1,0 +1,92 @@
+// The search's reads inside a focus: a run of one book's chunks (by chunk
+// index) that a question points to by its structure ("in Act 3", "on the 4th
+// of May"), searched more deeply than the whole scope. The page limit is part
+// of every WHERE clause, as in the scope's queries: nothing past a reading
+// position is read.
+import IBCore
+
+extension Library {
+    /// The seq range of a book's chunks `chunks` (by chunk index); nil when it holds none.
+    func seqRange(bookID: String, chunks: ClosedRange<Int>) throws -> (Int, Int)? {
+        let statement = try db.prepare("SELECT min(seq), max(seq) FROM chunks WHERE book_id = ?1 AND chunk_index BETWEEN ?2 AND ?3")
+        defer { statement.reset() }
+        try statement.bind(1, bookID)
+        try statement.bind(2, chunks.lowerBound)
+        try statement.bind(3, chunks.upperBound)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return (statement.int(0), statement.int(1))
+    }
+
+    /// Calls `body` with each chunk of `bookID` in `chunks` that has window codes
+    /// and ends on or before `lastPage` (nil: any), with its chunk index.
+    public func forEachWindows(bookID: String, chunks: ClosedRange<Int>, lastPage: Int?,
+                               _ body: (ChunkRef, Int, UnsafeRawBufferPointer) throws -> Void) throws {
+        let statement = try db.prepare("""
+            SELECT seq, chunk_index, windows FROM chunks
+            WHERE book_id = ?1 AND chunk_index BETWEEN ?2 AND ?3 AND end_page <= ?4 AND windows IS NOT NULL
+            """)
+        defer { statement.reset() }
+        try statement.bind(1, bookID)
+        try statement.bind(2, chunks.lowerBound)
+        try statement.bind(3, chunks.upperBound)
+        try statement.bind(4, lastPage ?? Int(Int32.max))
+        while try statement.step() {
+            let ref = ChunkRef(seq: statement.int(0)), index = statement.int(1)
+            try statement.withBlob(2) { try body(ref, index, $0) }
+        }
+    }
+
+    /// The best `limit` chunks of `bookID` in `chunks` for an FTS5 MATCH
+    /// `expression`, scored as fullTextCandidates scores them (bm25() or
+    /// -ib_concepts() with `concepts`), so the two lists' scores compare.
+    public func fullTextCandidates(match expression: String, concepts: String?, bookID: String, chunks: ClosedRange<Int>,
+                                   lastPage: Int?, limit: Int) throws -> [ChunkHit] {
+        guard let (low, high) = try seqRange(bookID: bookID, chunks: chunks) else { return [] }
+        let rank = concepts == nil ? "bm25(chunks_fts)" : "-ib_concepts(chunks_fts, ?6)"
+        let statement = try db.prepare("""
+            SELECT chunks_fts.rowid, c.chunk_index, \(rank) AS s
+            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?3 AND ?4 AND c.book_id = ?5 AND c.end_page <= ?7
+            ORDER BY s, chunks_fts.rowid LIMIT ?2
+            """)
+        defer { statement.reset() }
+        try statement.bind(1, expression)
+        try statement.bind(2, limit)
+        try statement.bind(3, low)
+        try statement.bind(4, high)
+        try statement.bind(5, bookID)
+        if let concepts { try statement.bind(6, concepts) }
+        try statement.bind(7, lastPage ?? Int(Int32.max))
+        var out: [ChunkHit] = []
+        while try statement.step() {
+            let index = statement.int(1)
+            guard chunks.contains(index) else { continue }
+            out.append(ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: bookID, index: index, score: statement.double(2)))
+        }
+        return out
+    }
+
+    /// The chunks in `scope` holding the exact `phrase` (an FTS5 phrase: the words
+    /// in order, stop words included), best bm25 first, at most `limit`.
+    public func phraseCandidates(_ phrase: String, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
+        var quoted = "\""
+        for c in phrase { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
+        quoted += "\""
+        return try fullTextCandidates(match: quoted, concepts: nil, in: scope, limit: limit)
+    }
+}
+
+extension Library {
+    /// Each book's number of chunks (its highest chunk index + 1), one index lookup a book.
+    public func chunkCounts(bookIDs: [String]) throws -> [String: Int] {
+        let statement = try db.prepare("SELECT max(chunk_index) FROM chunks WHERE book_id = ?")
+        defer { statement.reset() }
+        var out: [String: Int] = [:]
+        for id in bookIDs {
+            statement.reset()
+            try statement.bind(1, id)
+            if try statement.step(), !statement.isNull(0) { out[id] = statement.int(0) + 1 }
+        }
+        return out
+    }
+}

@@ -1,0 +1,104 @@
+// How a question's words name a date, a numbered part, a place in the book or
+// a quotation (QueryReferences), including the words that only look like one.
+import XCTest
+@testable import IBSearch
+
+final class QueryReferencesTests: XCTestCase {
+    func date(_ text: String) -> DateReference? { QueryReferences.parse(text).dates.first }
+
+    func testDaysAndMonthsInEveryOrder() {
+        for text in ["What happened on the 4th of May?", "on May 4th at the inn", "May 4 in Bistritz",
+                     "4 May, before the castle", "on the fourth of May", "May the 4th"] {
+            let d = date(text)
+            XCTAssertEqual(d?.from, 504, text)
+            XCTAssertEqual(d?.to, 504, text)
+            XCTAssertEqual(d?.precise, true, text)
+        }
+        XCTAssertEqual(date("in Seward's diary on the twenty-first of September")?.from, 921)
+    }
+
+    func testMonthsWithQualifiersAndYears() {
+        let early = date("early in August, at the pond")
+        XCTAssertEqual(early?.from, 801); XCTAssertEqual(early?.to, 810)
+        XCTAssertEqual(date("in early August")?.to, 810)
+        let end = date("at the end of September")
+        XCTAssertEqual(end?.from, 921); XCTAssertEqual(end?.to, 930)
+        let year = date("in May 1893 at Whitby")
+        XCTAssertEqual(year?.years, 1893...1893); XCTAssertEqual(year?.from, 501); XCTAssertEqual(year?.to, 531)
+        XCTAssertEqual(date("what Darwin saw in 1835")?.years, 1835...1835)
+        XCTAssertNil(date("what Darwin saw in 1835")?.from)
+    }
+
+    func testOldStyleDoubleYears() {
+        let d = date("in February 1714-15")
+        XCTAssertEqual(d?.years, 1714...1715)
+        XCTAssertEqual(d?.from, 201)
+        XCTAssertEqual(date("in February 1714\u{2013}15")?.years, 1714...1715)
+    }
+
+    func testSeasonsAndFeastDays() {
+        let spring = date("in the spring of 1834 in Patagonia")
+        XCTAssertEqual(spring?.from, 301); XCTAssertEqual(spring?.to, 531); XCTAssertEqual(spring?.years, 1834...1834)
+        let winter = date("during the winter at the pond")
+        XCTAssertEqual(winter?.from, 1201); XCTAssertEqual(winter?.to, 229)   // wraps the year's end
+        XCTAssertEqual(date("late autumn")?.from, 1101)
+        let eve = date("What does he do on Christmas Eve?")
+        XCTAssertEqual(eve?.from, 1224); XCTAssertEqual(eve?.precise, true)
+        XCTAssertEqual(date("the May Day festivities")?.from, 501)
+        XCTAssertEqual(date("St. George's Eve at the inn")?.from, 422)
+    }
+
+    func testWordsThatOnlyLookLikeDates() {
+        XCTAssertNil(date("where he may go to sea"))
+        XCTAssertNil(date("the march to Moscow"))
+        XCTAssertNil(date("when the leaves fall from the trees"))
+        XCTAssertNil(date("on page 1835"))
+        XCTAssertNil(date("the second act of kindness"))
+        XCTAssertEqual(date("in May")?.from, 501)
+        XCTAssertEqual(date("last fall")?.from, 901)
+    }
+
+    func testDayWithoutMonth() {
+        let d = QueryReferences.parse("what happened on the 17th in the asylum").dates
+        XCTAssertEqual(d.first?.day, 17)
+        XCTAssertNil(d.first?.from)
+    }
+
+    func testNumberedParts() {
+        XCTAssertEqual(QueryReferences.parse("in chapter 12").parts, [[PartStep(kind: "chapter", number: 12)]])
+        XCTAssertEqual(QueryReferences.parse("Act III, Scene ii, the play").parts,
+                       [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 2)]])
+        XCTAssertEqual(QueryReferences.parse("in Book Two of the novel").parts, [[PartStep(kind: "book", number: 2)]])
+        XCTAssertEqual(QueryReferences.parse("the third chapter").parts, [[PartStep(kind: "chapter", number: 3)]])
+        XCTAssertEqual(QueryReferences.parse("in the last act").parts, [[PartStep(kind: "act", number: -1)]])
+        XCTAssertEqual(QueryReferences.parse("chapter twenty-one").parts, [[PartStep(kind: "chapter", number: 21)]])
+        XCTAssertEqual(QueryReferences.parse("chapters 3 and chapter 4").parts.count, 2)
+        // Not parts: a book with no number, a letter and the pronoun.
+        XCTAssertEqual(QueryReferences.parse("the book he wrote").parts, [])
+        XCTAssertEqual(QueryReferences.parse("the letter I wrote to Lucy").parts, [])
+    }
+
+    func testPositions() {
+        XCTAssertEqual(QueryReferences.parse("near the end of the book").position, 0.85...1)
+        XCTAssertEqual(QueryReferences.parse("at the very end").position, 0.95...1)
+        XCTAssertEqual(QueryReferences.parse("early on, at the farm").position, 0...0.15)
+        XCTAssertEqual(QueryReferences.parse("at the start").position, 0...0.15)
+        XCTAssertEqual(QueryReferences.parse("halfway through").position, 0.35...0.65)
+        // The end of a month is a date; "in the end" is an idiom.
+        XCTAssertNil(QueryReferences.parse("at the end of May").position)
+        XCTAssertEqual(QueryReferences.parse("at the end of May").dates.first?.from, 521)
+        XCTAssertNil(QueryReferences.parse("in the end he forgives her").position)
+        let withinPart = QueryReferences.parse("at the end of chapter 3")
+        XCTAssertEqual(withinPart.position, 0.85...1)
+        XCTAssertEqual(withinPart.parts, [[PartStep(kind: "chapter", number: 3)]])
+    }
+
+    func testQuotedPhrases() {
+        XCTAssertEqual(QueryReferences.parse("\"To be, or not to be: that is the question\"").phrases,
+                       ["To be, or not to be: that is the question"])
+        XCTAssertEqual(QueryReferences.parse("where he says \u{201C}lives of quiet desperation\u{201D}").phrases,
+                       ["lives of quiet desperation"])
+        XCTAssertEqual(QueryReferences.parse("the word \"whale\" alone").phrases, [])
+        XCTAssertTrue(QueryReferences.parse("why does he go to sea").isEmpty)
+    }
+}
