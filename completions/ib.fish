@@ -75,6 +75,8 @@ complete -c ib-index -l db -r -F -d 'the library (default: $IB_DB, else $XDG_DAT
 complete -c ib-index -l replace -d 'store books again even when their id is already stored'
 complete -c ib-index -l missing-embeddings -d 'export: only the chunks without a vector (for ib-embed)'
 complete -c ib-index -l floats -d 'export: embeddings as JSON arrays instead of base64'
+complete -c ib-index -l purge -d 'delete: remove the reader\'s quotes, notes, progress and'
+complete -c ib-index -s y -l yes -d 'delete: no question, and a partial title is enough'
 complete -c ib-index -s q -l quiet -d 'no progress or summary on stderr'
 complete -c ib-index -s h -l help -d 'this help'
 complete -c ib-index -l version -d 'the version, the commit and the model folder'

@@ -196,23 +196,26 @@ public enum Exporter {
     static func groups(_ store: CaptureStore) throws -> [Group] {
         var byBook: [String: Group] = [:]
         var order: [String] = []
-        func group(_ id: String) throws -> Group? {
-            if let g = byBook[id] { return g }
-            guard let r = try store.bookRef(id: id) else { return nil }
-            order.append(id)
+        // A deleted book's kept words group under the title kept on them (book id "").
+        func key(_ id: String, _ keptTitle: String) -> String { id.isEmpty ? "\u{0}" + keptTitle : id }
+        func group(_ id: String, _ keptTitle: String) throws -> Group? {
+            if let g = byBook[key(id, keptTitle)] { return g }
+            order.append(key(id, keptTitle))
+            if id.isEmpty { return Group(id: "", title: keptTitle, authors: [], items: []) }
+            guard let r = try store.bookRef(id: id) else { order.removeLast(); return nil }
             return Group(id: id, title: r.title, authors: r.authors, items: [])
         }
         for quote in try store.records.allQuotes() {
-            guard var g = try group(quote.bookID) else { continue }
+            guard var g = try group(quote.bookID, quote.bookTitle) else { continue }
             g.items.append(Item(kind: "quote", text: quote.text, page: quote.page, chapter: nil, note: quote.note,
                                 tags: quote.tags, date: quote.createdAt))
-            byBook[quote.bookID] = g
+            byBook[key(quote.bookID, quote.bookTitle)] = g
         }
         for note in try store.records.allNotes() {
-            guard var g = try group(note.bookID) else { continue }
+            guard var g = try group(note.bookID, note.bookTitle) else { continue }
             g.items.append(Item(kind: note.kind, text: note.text, page: note.page, chapter: note.chapter,
                                 note: nil, tags: note.tags, date: note.createdAt))
-            byBook[note.bookID] = g
+            byBook[key(note.bookID, note.bookTitle)] = g
         }
         return order.compactMap { byBook[$0] }.sorted { $0.title.lowercased() < $1.title.lowercased() }
     }

@@ -31,6 +31,32 @@ struct FieldReader {
         return try required(key, kind, read)
     }
 
+    /// An integer field within `range` (absent: nil).
+    func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(RecordError) -> Int? {
+        guard let value = try optionalInt(key) else { return nil }
+        try Self.check(value, key, in: range, type)
+        return value
+    }
+
+    func int(_ key: String, in range: ClosedRange<Int>) throws(RecordError) -> Int {
+        let value = try int(key)
+        try Self.check(value, key, in: range, type)
+        return value
+    }
+
+    static func check(_ value: Int, _ key: String, in range: ClosedRange<Int>, _ type: String) throws(RecordError) {
+        guard range.contains(value) else {
+            throw RecordError("\(type) record: field '\(key)' is \(value), outside \(range.lowerBound)...\(range.upperBound)")
+        }
+    }
+
+    /// A book id (`key`): it names rows, files and URLs, so it must be a plain identifier.
+    func bookID(_ key: String) throws(RecordError) -> String {
+        let id = try string(key)
+        if let why = RecordLimits.bookIDProblem(id) { throw RecordError("\(type) record: field '\(key)' \(why)") }
+        return id
+    }
+
     func strings(_ key: String) throws(RecordError) -> [String] {
         guard let value = object[key], !value.isNull else { return [] }
         if let single = value.stringValue { return [single] }
@@ -48,6 +74,29 @@ struct FieldReader {
         var extra = JSONObject()
         for entry in object.entries where !known.contains(entry.key) { extra[entry.key] = entry.value }
         return extra
+    }
+}
+
+/// The bounds record fields must keep: anything outside is a broken or
+/// hostile producer, refused at the door with FILE:LINE.
+public enum RecordLimits {
+    public static let bookIDBytes = 128
+    /// Pages of a book (a page number, page_count).
+    public static let pages = 10_000_000
+    /// Character offsets into a page, chunk indices, token counts.
+    public static let offsets = 1_000_000_000
+
+    /// Why `id` is not a sane book id, or nil when it is: non-empty, at most
+    /// 128 bytes, no path separators, no `..`, no control characters.
+    public static func bookIDProblem(_ id: String) -> String? {
+        if id.isEmpty { return "is empty" }
+        if id.utf8.count > bookIDBytes { return "is \(id.utf8.count) bytes long; at most \(bookIDBytes)" }
+        if id.contains("/") || id.contains("\\") { return "contains a path separator" }
+        if id.contains("..") { return "contains '..'" }
+        if id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "contains a control character"
+        }
+        return nil
     }
 }
 
@@ -77,15 +126,14 @@ public struct BookRecord: Sendable, Equatable {
 
     public init(_ object: JSONObject) throws(RecordError) {
         let r = FieldReader(object: object, type: "book")
-        id = try r.string("id")
-        if id.isEmpty { throw RecordError("book record: field 'id' is empty") }
+        id = try r.bookID("id")
         title = try r.string("title")
         authors = try r.strings("authors")
         language = try r.optionalString("language")
         format = try r.optionalString("format") ?? "unknown"
         source = try r.optionalString("source") ?? ""
         sha256 = try r.optionalString("sha256") ?? ""
-        pageCount = try r.optionalInt("page_count") ?? 0
+        pageCount = try r.optionalInt("page_count", in: 0...RecordLimits.pages) ?? 0
         extra = r.extra(known: Self.known)
     }
 
@@ -119,11 +167,10 @@ public struct PageRecord: Sendable, Equatable {
 
     public init(_ object: JSONObject) throws(RecordError) {
         let r = FieldReader(object: object, type: "page")
-        bookID = try r.string("book_id")
-        page = try r.int("page")
-        if page < 1 { throw RecordError("page record: field 'page' must be 1 or more") }
+        bookID = try r.bookID("book_id")
+        page = try r.int("page", in: 1...RecordLimits.pages)
         label = try r.optionalString("label")
-        sectionIndex = try r.optionalInt("section_index")
+        sectionIndex = try r.optionalInt("section_index", in: 0...RecordLimits.offsets)
         sectionTitle = try r.optionalString("section_title")
         text = try r.string("text")
         extra = r.extra(known: Self.known)
@@ -196,14 +243,17 @@ public struct ChunkRecord: Sendable, Equatable {
 
     public init(_ object: JSONObject) throws(RecordError) {
         let r = FieldReader(object: object, type: "chunk")
-        bookID = try r.string("book_id")
-        index = try r.int("index")
-        startPage = try r.int("start_page")
-        endPage = try r.int("end_page")
+        bookID = try r.bookID("book_id")
+        index = try r.int("index", in: 0...RecordLimits.offsets)
+        startPage = try r.int("start_page", in: 1...RecordLimits.pages)
+        endPage = try r.int("end_page", in: 1...RecordLimits.pages)
         if endPage < startPage { throw RecordError("chunk record: end_page \(endPage) is before start_page \(startPage)") }
-        startOffset = try r.optionalInt("start_offset") ?? 0
-        endOffset = try r.optionalInt("end_offset") ?? 0
-        tokenCount = try r.optionalInt("token_count") ?? 0
+        startOffset = try r.optionalInt("start_offset", in: 0...RecordLimits.offsets) ?? 0
+        endOffset = try r.optionalInt("end_offset", in: 0...RecordLimits.offsets) ?? 0
+        if startPage == endPage && endOffset < startOffset && object["end_offset"] != nil {
+            throw RecordError("chunk record: end_offset \(endOffset) is before start_offset \(startOffset) on the same page")
+        }
+        tokenCount = try r.optionalInt("token_count", in: 0...RecordLimits.offsets) ?? 0
         text = try r.string("text")
         model = try r.optionalString("model")
         extra = r.extra(known: Self.known)

@@ -8,7 +8,7 @@ public enum IndexCommand {
     Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when no FILE)
            ib-index [--db PATH] list
            ib-index [--db PATH] show BOOK
-           ib-index [--db PATH] delete BOOK...
+           ib-index [--db PATH] delete [--purge] [--yes] BOOK...
            ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
            ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
            ib-index [--db PATH] stats
@@ -18,6 +18,11 @@ public enum IndexCommand {
     Stores book, page and chunk records (with or without embeddings) and the
     reader's records in the library, one transaction per book; manages the library.
     BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
+    --replace stores a book's text again under the same book: its quotes, notes,
+    progress and reading state stay. delete removes a book's text but keeps the
+    reader's words (detached, with the book's title; still exported and searched)
+    unless --purge; on a terminal it asks first; a partial title is refused
+    without --yes (exit 3).
     quantize sets the vector index: i8 (int8 codes beside the floats, the default of
     a new library; exact search reads them first), bits (sign bits: binary search,
     re-scored in float) or off (floats only).
@@ -27,17 +32,22 @@ public enum IndexCommand {
       --replace              store books again even when their id is already stored
       --missing-embeddings   export: only the chunks without a vector (for ib-embed)
       --floats               export: embeddings as JSON arrays instead of base64
+      --purge                delete: remove the reader's quotes, notes, progress and
+                             conversations of the book too (and say how many)
+      -y, --yes              delete: no question, and a partial title is enough
       -q, --quiet            no progress or summary on stderr
       -h, --help             this help
           --version          the version, the commit and the model folder
 
     Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
-    Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books.
+    Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books (or, for
+    delete, only a partial title without --yes); nothing was changed.
     See ib-index(1) for the replace rule and concurrency.
     """
 
     static var options: [Arguments.Option] { [
         .init("db", takesValue: true), .init("replace"), .init("missing-embeddings"), .init("floats"),
+        .init("purge"), .init("yes", short: "y"),
         .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
     ] }
 
@@ -157,13 +167,45 @@ public enum IndexCommand {
 
     static func delete(_ c: Invocation) throws {
         guard !c.positionals.isEmpty else { throw IBError.usage("delete needs a BOOK") }
+        let purge = c.args.has("purge"), trusted = c.args.has("yes")
         let library = try Library.open(path: c.db)
-        // Resolve all first: an ambiguous name deletes nothing.
-        let books = try c.positionals.map { try library.resolveBook($0) }
-        for book in books {
-            try described(library) { try library.delete(bookID: book.id) }
-            if !c.quiet { printError("ib-index: deleted \(book.id) '\(book.title)' (run `ib-index vacuum` to give the space back)") }
+        // Resolve all first: an ambiguous or partial name deletes nothing.
+        let books = try c.positionals.map { query in
+            let (book, naming) = try library.resolveBookMatch(query)
+            if naming == .partialTitle && !trusted {
+                throw IBError("'\(query)' only partly matches \(book.id) '\(book.title)'; give its id or its whole title, or add --yes. Nothing was deleted",
+                              code: .ambiguous)
+            }
+            return book
         }
+        if Terminal.stdinIsTerminal && !trusted {
+            for book in books where !(try confirmDelete(book, purge: purge, library)) {
+                printError("ib-index: nothing was deleted")
+                return
+            }
+        }
+        for book in books {
+            let counts = try described(library) { try library.delete(bookID: book.id, purge: purge) }
+            guard !c.quiet || purge else { continue }
+            var line = "ib-index: deleted \(book.id) '\(book.title)'"
+            if purge {
+                line += "; removed the reader's \(counts.description)"
+            } else if counts.total > 0 {
+                line += "; kept the reader's \(counts.description), detached (--purge removes them)"
+            }
+            printError(line + " (run `ib-index vacuum` to give the space back)")
+        }
+    }
+
+    /// Asks on the terminal; only "y" or "yes" deletes.
+    static func confirmDelete(_ book: BookInfo, purge: Bool, _ library: Library) throws -> Bool {
+        let counts = try described(library) { try library.readerWordCounts(bookID: book.id) }
+        let fate = purge ? "and remove the reader's \(counts.description)" : "(the reader's \(counts.description) are kept)"
+        let prompt = OutputStream(fd: 2)
+        prompt.write("ib-index: delete \(book.id) '\(book.title)' \(fate)? [y/N] ")
+        prompt.flush()
+        let answer = (readLine() ?? "").trimmingCharacters(in: " \t").lowercased()
+        return answer == "y" || answer == "yes"
     }
 
     static func setPage(_ c: Invocation) throws {
@@ -219,7 +261,8 @@ public enum IndexCommand {
     }
 
     /// Runs `body`; an error that is not already an IBError is described against the library.
-    static func described(_ library: Library, _ body: () throws -> Void) throws {
-        do { try body() } catch let e as IBError { throw e } catch { throw library.describe(error) }
+    @discardableResult
+    static func described<T>(_ library: Library, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as IBError { throw e } catch { throw library.describe(error) }
     }
 }

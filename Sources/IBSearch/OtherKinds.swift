@@ -113,9 +113,9 @@ extension SearchEngine {
             }
             guard distinct > 0 else { continue }
             let score = Double(distinct) + Double(total) / Double(10 * max(words.count, 1))
-            let book = try bookInfo(item.bookID)
+            let book = item.bookID.isEmpty ? nil : try bookInfo(item.bookID)
             hits.append((score, NoteHit(rank: 0, score: score, kind: kind, id: item.id, bookID: item.bookID,
-                                        title: book?.title ?? "", page: item.page, pageLabel: item.pageLabel,
+                                        title: book?.title ?? item.keptBookTitle ?? "", page: item.page, pageLabel: item.pageLabel,
                                         noteKind: item.kind, text: body,
                                         snippet: Snippet.make(body, terms: terms),
                                         createdAt: item.createdAt)))

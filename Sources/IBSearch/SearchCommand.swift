@@ -127,7 +127,8 @@ public enum SearchCommand {
         let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
-        if ready.isEmpty {
+        // A deleted book's quotes and notes stay in the library: they are searched with no book at all.
+        if ready.isEmpty && kind != "quotes" && kind != "notes" {
             printError("\(tool): the library \(path) has no books yet (add one: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
             return
         }

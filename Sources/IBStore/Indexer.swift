@@ -8,8 +8,8 @@
 // run leaves no half book. Rules:
 // - the same book id again: a no-op, except that embeddings for its existing
 //   chunks that have none yet are added (export --missing-embeddings | ib-embed |
-//   ib-index); --replace stores it again from scratch (keeping the reading
-//   position and the reader's material);
+//   ib-index); --replace stores its text again under the same book row
+//   (keeping the reading position and the reader's material, which point at it);
 // - a new id with the same non-empty `source` as a stored book is a new version
 //   of that file: it replaces the old book in the same transaction, and the
 //   reading position, quotes, notes, progress and conversations move over;
@@ -137,9 +137,7 @@ public final class Indexer {
         var model: String?, dim: Int?
         var vectors: [VectorEntry] = []
         for chunk in p.chunks {
-            guard chunk.index >= 0 else { throw IBError("book \(id): chunk index \(chunk.index) is negative") }
             guard seen.insert(chunk.index).inserted else { throw IBError("book \(id): chunk \(chunk.index) appears twice") }
-            guard chunk.startPage >= 1 else { throw IBError("book \(id): chunk \(chunk.index) starts on page \(chunk.startPage); pages count from 1") }
             guard let embedding = chunk.embedding else { continue }
             guard !embedding.isEmpty else { throw IBError("book \(id): chunk \(chunk.index) has an empty embedding") }
             guard embedding.allSatisfy(\.isFinite) else { throw IBError("book \(id): chunk \(chunk.index) has NaN or infinite values in its embedding") }
@@ -228,7 +226,8 @@ public final class Indexer {
                 if existing != nil {
                     keep = try db.query("SELECT current_page, created_at FROM books WHERE id = ?", id).first
                         .map { ($0.int("current_page") ?? 0, $0.text("created_at")) }
-                    try library.deleteInTransaction(bookID: id, keepReaderData: true)
+                    // The row stays: the reader's quotes, notes and progress point at it.
+                    try library.clearForReplaceInTransaction(bookID: id)
                 }
                 // A new version of a stored file: the same source, another id.
                 var replacedOld: String?
@@ -244,7 +243,7 @@ public final class Indexer {
                                currentPage: prepared.currentPage ?? keep?.currentPage ?? 0, createdAt: keep?.createdAt)
                 if let old = replacedOld {
                     try library.moveReaderData(from: old, to: id)
-                    try library.deleteInTransaction(bookID: old, keepReaderData: true)
+                    try library.removeBookInTransaction(bookID: old)
                     summary.replaced.append((old, id))
                     report("book \(id) '\(book.title)' replaces \(old) (same source \(book.source))")
                 }
@@ -292,6 +291,11 @@ public final class Indexer {
             INSERT INTO books (id, title, status, current_page, embedding_provider, embedding_dimension, created_at, updated_at,
                                language, format, source, sha256, page_count, extra)
             VALUES (?, ?, 'ingesting', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET title = excluded.title, status = excluded.status, current_page = excluded.current_page,
+              embedding_provider = excluded.embedding_provider, embedding_dimension = excluded.embedding_dimension,
+              created_at = excluded.created_at, updated_at = excluded.updated_at, language = excluded.language,
+              format = excluded.format, source = excluded.source, sha256 = excluded.sha256,
+              page_count = excluded.page_count, extra = excluded.extra
             """, book.id, book.title, currentPage, model, dim, createdAt ?? now, now,
                    book.language, book.format, book.source, book.sha256, book.pageCount, String(decoding: extra, as: UTF8.self))
         for (position, name) in book.authors.enumerated() {

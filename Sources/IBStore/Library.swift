@@ -131,21 +131,31 @@ public final class Library {
 
     /// BOOK on the command line: an id, an id prefix, or a (fuzzy) title.
     /// Several matches: an error listing them, exit code 3. None: exit code 1.
-    public func resolveBook(_ query: String) throws -> BookInfo {
+    public func resolveBook(_ query: String) throws -> BookInfo { try resolveBookMatch(query).book }
+
+    /// How BOOK named the book: by id (or id prefix), by its whole title, or by
+    /// a partial or misspelt title (which a deletion will not take on trust).
+    public enum BookNaming: Sendable { case id, exactTitle, partialTitle }
+
+    /// `resolveBook`, telling also how the book was named.
+    public func resolveBookMatch(_ query: String) throws -> (book: BookInfo, naming: BookNaming) {
         let query = query.trimmingSpaces
         guard !query.isEmpty else { throw IBError.usage("BOOK is empty") }
-        if let exact = try book(id: query) { return exact }
+        if let exact = try book(id: query) { return (exact, .id) }
         let books = try self.books(all: true)
         let lowered = query.lowercased()
         if lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) {
             let byPrefix = books.filter { $0.id.lowercased().hasPrefix(lowered) }
-            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count == 1 { return (byPrefix[0], .id) }
             if byPrefix.count > 1 { throw Self.ambiguous(query, byPrefix.map { ($0.id, $0.title) }) }
         }
+        let sameTitle = books.filter { $0.title.trimmingSpaces.lowercased() == lowered }
+        if sameTitle.count == 1 { return (sameTitle[0], .exactTitle) }
+        if sameTitle.count > 1 { throw Self.ambiguous(query, sameTitle.map { ($0.id, $0.title) }) }
         let matcher = TitleMatcher(books.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
         switch matcher.match(query) {
         case .unique(let match):
-            return books.first { $0.id == match.id }!
+            return (books.first { $0.id == match.id }!, .partialTitle)
         case .ambiguous(let matches):
             throw Self.ambiguous(query, matches.map { ($0.id, $0.title) })
         case .none(let suggestions):
@@ -179,39 +189,68 @@ public final class Library {
 
     // MARK: delete
 
-    /// Tables other than the core ones that hang off a book by book_id.
-    static let bookTables = ["quotes", "notes", "progress_events", "section_summaries", "pages", "book_authors"]
-
-    /// Removes the book and everything that hangs off it: pages, chunks, their
-    /// full-text rows, vectors, quotes, notes, progress, conversations. The
-    /// space goes to the freelist (reclaimed by VACUUM).
-    public func delete(bookID: String) throws {
-        try db.write { try deleteInTransaction(bookID: bookID, keepReaderData: false) }
+    /// Removes the book's text: pages, chunks, their full-text rows, vectors,
+    /// section summaries. The reader's own words (quotes, notes, progress,
+    /// reading state, conversations) stay, detached from the text with the
+    /// book's title kept on them (trigger books_keep_reader_words), unless
+    /// `purge`. Returns how many of the reader's rows were kept or removed.
+    /// The space goes to the freelist (reclaimed by VACUUM).
+    @discardableResult
+    public func delete(bookID: String, purge: Bool = false) throws -> ReaderWordCounts {
+        try db.write {
+            let counts = try readerWordCounts(bookID: bookID)
+            if purge { try purgeReaderWordsInTransaction(bookID: bookID) }
+            try removeBookInTransaction(bookID: bookID)
+            return counts
+        }
     }
 
-    /// `keepReaderData`: used when a book is replaced by a new version whose
-    /// reader data (quotes, notes, progress, conversations) was moved over first.
-    func deleteInTransaction(bookID: String, keepReaderData: Bool) throws {
+    /// The reader's rows that belong to a book.
+    public func readerWordCounts(bookID: String) throws -> ReaderWordCounts {
+        func count(_ table: String) throws -> Int { try db.scalarInt("SELECT count(*) FROM \(table) WHERE book_id = ?", bookID) ?? 0 }
+        return ReaderWordCounts(quotes: try count("quotes"), notes: try count("notes"), progressEvents: try count("progress_events"),
+                                readingStates: try count("reading_state"), conversations: try count("conversations"))
+    }
+
+    func purgeReaderWordsInTransaction(bookID: String) throws {
+        try db.run("DELETE FROM quotes WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM notes WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM progress_events WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM reading_state WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM chat_messages WHERE conversation_id IN (SELECT id FROM conversations WHERE book_id = ?)", bookID)
+        try db.run("DELETE FROM conversations WHERE book_id = ?", bookID)
+    }
+
+    /// Deletes the book row and its text; the reader's rows still pointing at
+    /// it are detached by the trigger. Plans stop counting its pages.
+    func removeBookInTransaction(bookID: String) throws {
+        try clearTextInTransaction(bookID: bookID)
+        try db.run("""
+            UPDATE reading_plans SET book_ids = (SELECT json_group_array(value) FROM json_each(reading_plans.book_ids) WHERE value != ?1)
+            WHERE json_valid(book_ids) AND EXISTS (SELECT 1 FROM json_each(reading_plans.book_ids) WHERE value = ?1)
+            """, bookID)
+        // Before book_authors goes: the trigger names the authors on detached rows.
+        try db.run("DELETE FROM books WHERE id = ?", bookID)
+        try db.run("DELETE FROM book_authors WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM authors WHERE id NOT IN (SELECT author_id FROM book_authors)")
+    }
+
+    /// Makes way for the book's text stored again under the same row
+    /// (`--replace`): its text and authors go, the reader's rows stay attached.
+    func clearForReplaceInTransaction(bookID: String) throws {
+        try clearTextInTransaction(bookID: bookID)
+        try db.run("DELETE FROM book_authors WHERE book_id = ?", bookID)
+        try db.run("DELETE FROM authors WHERE id NOT IN (SELECT author_id FROM book_authors)")
+    }
+
+    /// Everything derived from the book's file, leaving the book row and the
+    /// reader's rows alone.
+    func clearTextInTransaction(bookID: String) throws {
         try VectorBlocks.delete(db, bookID: bookID)
         try db.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT seq FROM chunks WHERE book_id = ?)", bookID)
         try db.run("DELETE FROM chunks WHERE book_id = ?", bookID)
         try db.run("DELETE FROM pages WHERE book_id = ?", bookID)
-        try db.run("DELETE FROM book_authors WHERE book_id = ?", bookID)
         try db.run("DELETE FROM section_summaries WHERE book_id = ?", bookID)
-        if !keepReaderData {
-            try db.run("DELETE FROM quotes WHERE book_id = ?", bookID)
-            try db.run("DELETE FROM notes WHERE book_id = ?", bookID)
-            try db.run("DELETE FROM progress_events WHERE book_id = ?", bookID)
-            try db.run("DELETE FROM chat_messages WHERE conversation_id IN (SELECT id FROM conversations WHERE book_id = ?)", bookID)
-            try db.run("DELETE FROM conversations WHERE book_id = ?", bookID)
-            try db.run("""
-                UPDATE reading_plans SET book_ids = (SELECT json_group_array(value) FROM json_each(reading_plans.book_ids) WHERE value != ?1)
-                WHERE json_valid(book_ids) AND EXISTS (SELECT 1 FROM json_each(reading_plans.book_ids) WHERE value = ?1)
-                """, bookID)
-        }
-        // Tables added by later migrations cascade through their foreign keys.
-        try db.run("DELETE FROM books WHERE id = ?", bookID)
-        try db.run("DELETE FROM authors WHERE id NOT IN (SELECT author_id FROM book_authors)")
     }
 
     /// Points the reader's material of `old` at `new` (a new version of the same book).

@@ -4,8 +4,10 @@ import IBCore
 
 public struct StoredQuote: Sendable, Equatable {
     public var id: Int
+    /// Empty when the book was deleted and the quote kept (detached).
     public var bookID: String
-    /// Set by the queries that join the book (status), empty otherwise.
+    /// Set by the queries that join the book (status) and, from the kept
+    /// title, for a detached quote; empty otherwise.
     public var bookTitle: String
     public var text: String
     public var page: Int?
@@ -16,8 +18,10 @@ public struct StoredQuote: Sendable, Equatable {
 
 public struct StoredNote: Sendable, Equatable {
     public var id: Int
+    /// Empty when the book was deleted and the note kept (detached).
     public var bookID: String
-    /// Set by the queries that join the book (status), empty otherwise.
+    /// Set by the queries that join the book (status) and, from the kept
+    /// title, for a detached note; empty otherwise.
     public var bookTitle: String
     public var text: String
     /// "note" or "question".
@@ -52,7 +56,7 @@ extension ReaderRecords {
     /// The quote at `offset` in the order they were stored, with its book's title.
     public func quote(atOffset offset: Int) throws -> StoredQuote? {
         try db.query("""
-            SELECT q.id, q.text, q.page, b.title, b.id AS book_id FROM quotes q JOIN books b ON b.id = q.book_id
+            SELECT q.id, q.text, q.page, coalesce(b.title, q.book_title) AS title, q.book_id FROM quotes q LEFT JOIN books b ON b.id = q.book_id
             ORDER BY q.id LIMIT 1 OFFSET ?
             """, offset).first.map { row in
             StoredQuote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: row.text("title") ?? "",
@@ -63,7 +67,7 @@ extension ReaderRecords {
     /// The latest note or question, with its book's title.
     public func latestNote() throws -> StoredNote? {
         try db.query("""
-            SELECT n.id, n.text, n.kind, n.page, b.title, b.id AS book_id FROM notes n JOIN books b ON b.id = n.book_id
+            SELECT n.id, n.text, n.kind, n.page, coalesce(b.title, n.book_title) AS title, n.book_id FROM notes n LEFT JOIN books b ON b.id = n.book_id
             ORDER BY n.created_at DESC, n.id DESC LIMIT 1
             """).first.map { row in
             StoredNote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: row.text("title") ?? "",
@@ -82,8 +86,8 @@ extension ReaderRecords {
 
     /// Every quote, by book, then page (quotes without one last), then as stored.
     public func allQuotes() throws -> [StoredQuote] {
-        try db.query("SELECT id, book_id, text, page, note, tags, created_at FROM quotes ORDER BY book_id, coalesce(page, 1e9), id").map { row in
-            StoredQuote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: "", text: row.text("text") ?? "",
+        try db.query("SELECT id, book_id, book_title, text, page, note, tags, created_at FROM quotes ORDER BY book_id, coalesce(page, 1e9), id").map { row in
+            StoredQuote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: row.text("book_title") ?? "", text: row.text("text") ?? "",
                         page: row.int("page"), note: row.text("note"), tags: Self.strings(row.text("tags")),
                         createdAt: row.text("created_at") ?? "")
         }
@@ -91,8 +95,8 @@ extension ReaderRecords {
 
     /// Every note and question, in the same order as `allQuotes`.
     public func allNotes() throws -> [StoredNote] {
-        try db.query("SELECT id, book_id, text, page, chapter, kind, tags, created_at FROM notes ORDER BY book_id, coalesce(page, 1e9), id").map { row in
-            StoredNote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: "", text: row.text("text") ?? "",
+        try db.query("SELECT id, book_id, book_title, text, page, chapter, kind, tags, created_at FROM notes ORDER BY book_id, coalesce(page, 1e9), id").map { row in
+            StoredNote(id: row.int("id") ?? 0, bookID: row.text("book_id") ?? "", bookTitle: row.text("book_title") ?? "", text: row.text("text") ?? "",
                        kind: row.text("kind") ?? "note", page: row.int("page"), chapter: row.text("chapter"),
                        tags: Self.strings(row.text("tags")), createdAt: row.text("created_at") ?? "")
         }

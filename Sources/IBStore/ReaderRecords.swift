@@ -37,12 +37,12 @@ public struct ReaderRecords {
 
     /// The book most recently active in the 'reading' state.
     public func latestReadingBookID() throws -> String? {
-        try db.scalarText("SELECT book_id FROM reading_state WHERE state = 'reading' ORDER BY active_at DESC LIMIT 1")
+        try db.scalarText("SELECT book_id FROM reading_state WHERE state = 'reading' AND book_id IS NOT NULL ORDER BY active_at DESC LIMIT 1")
     }
 
     /// The book of the latest progress event.
     public func latestProgressBookID() throws -> String? {
-        try db.scalarText("SELECT book_id FROM progress_events ORDER BY created_at DESC, id DESC LIMIT 1")
+        try db.scalarText("SELECT book_id FROM progress_events WHERE book_id IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1")
     }
 
     /// The id of the library's only book; nil when it holds none or several.

@@ -355,7 +355,7 @@ public final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .int(let n): rc = sqlite3_bind_int64(handle, index, n)
         case .double(let d): rc = sqlite3_bind_double(handle, index, d)
-        case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, sqliteTransient)
+        case .text(let s): rc = bindText(index, s)
         case .blob(let b): rc = bindBlob(index, b)
         }
         if rc != SQLITE_OK { throw database.error(rc, "bind \(index) in \(sql)") }
@@ -367,8 +367,20 @@ public final class Statement {
     }
 
     public func bind(_ index: Int32, _ value: String?) throws(SQLiteError) {
-        let rc = value.map { sqlite3_bind_text(handle, index, $0, -1, sqliteTransient) } ?? sqlite3_bind_null(handle, index)
+        let rc = value.map { bindText(index, $0) } ?? sqlite3_bind_null(handle, index)
         if rc != SQLITE_OK { throw database.error(rc) }
+    }
+
+    /// Binds all of the text's UTF-8 bytes by their count: a length of -1 would
+    /// make SQLite stop at the first NUL and drop the rest of the text.
+    private func bindText(_ index: Int32, _ text: String) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            // A nil pointer would bind NULL: the empty text gets a real (empty) one.
+            let start = bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(bitPattern: 1)!
+            return sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+                                       sqliteTransient, UInt8(SQLITE_UTF8))
+        }
     }
 
     /// Binds raw bytes without building an array first (vector blobs).

@@ -318,7 +318,7 @@ final class LibraryTests: XCTestCase {
         let sizeBefore = Library.fileSize(dbPath)
 
         let others = try library.db.scalarInt("SELECT count(*) FROM chunks WHERE book_id != ?", victim)
-        try library.delete(bookID: victim)
+        try library.delete(bookID: victim, purge: true)
         for table in ["books WHERE id = ?", "chunks WHERE book_id = ?", "pages WHERE book_id = ?", "vector_blocks WHERE book_id = ?",
                       "quotes WHERE book_id = ?", "notes WHERE book_id = ?", "progress_events WHERE book_id = ?",
                       "conversations WHERE book_id = ?", "book_authors WHERE book_id = ?"] {
