@@ -159,6 +159,8 @@ final class HTMLTextExtractor {
     /// Byte offsets in `text` of elements with an id (for EPUB page-list and nav targets).
     private(set) var anchors: [String: Int] = [:]
     var collectAnchors = false
+    /// Set to collect diaries, entries, letters and datelines from the markup (EPUB).
+    var markupUnits: MarkupUnitCollector?
 
     private var skipDepth = 0
     private var preDepth = 0
@@ -262,6 +264,13 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth += 1 }
             return
         }
+        if let markupUnits {
+            var epubType: String?, datetime: String?
+            attributes(attrs) { key, value in
+                if key == "epub:type" { epubType = value } else if key == "datetime" { datetime = value }
+            }
+            markupUnits.start(name, epubType: epubType, datetime: datetime, at: text.count)
+        }
         switch tag {
         case .skip: skipDepth = 1
         case .head: inHead = true
@@ -296,6 +305,7 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth -= 1 }
             return
         }
+        markupUnits?.end(name, at: text.count)
         switch tag {
         case .head: inHead = false; inTitle = false
         case .title: inTitle = false
