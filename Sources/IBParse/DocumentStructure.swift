@@ -29,9 +29,16 @@ struct DocumentStructure {
     /// Marks from the table of contents and the headings it does not list.
     static func outline(entries: [Entry], headings: [Heading], baseDepth: Int) -> [PlacedMark] {
         var marks = entries.map { mark(title: $0.title, depth: $0.depth, offset: $0.offset) }
-        let unlisted = headings.filter { h in
-            !entries.contains { h.offset >= $0.offset && h.offset - $0.offset < titleReach }
+        // An entry's own title is the first heading at its start; a heading right after it
+        // is a subtitle (an hgroup's) unless it names a unit of its own ("Scene I").
+        var listed = Set<Int>()
+        for entry in entries {
+            let near = headings.indices.filter { headings[$0].offset >= entry.offset && headings[$0].offset - entry.offset < titleReach }
+            for (n, i) in near.enumerated() where n == 0 || StructureTitles.kindAndNumber(headings[i].title).kind == nil {
+                listed.insert(i)
+            }
         }
+        let unlisted = headings.indices.filter { !listed.contains($0) }.map { headings[$0] }
         // A document's own single heading is its title, not a unit inside it.
         guard entries.isEmpty ? unlisted.count >= 2 : !unlisted.isEmpty else { return marks }
         let top = unlisted.map(\.level).min() ?? 1

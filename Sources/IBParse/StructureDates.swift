@@ -79,12 +79,17 @@ enum StructureDates {
             return HeaderDate(from: format(yearValue), to: yearTo.map(format), end: end)
         }
         // A year alone: the whole title, or after a colon ("Part I: 1805").
-        for word in words.reversed() {
+        for (i, word) in words.enumerated() {
             guard let y = year(word.text) else { continue }
             let before = text[..<word.range.lowerBound].trimmingCharacters(in: " ")
-            if before.isEmpty || before.hasSuffix(":") || before.hasSuffix("—") || before.hasSuffix(",") {
-                return HeaderDate(from: String(y), to: nil, end: word.range.upperBound)
+            guard before.isEmpty || before.hasSuffix(":") || before.hasSuffix("—") || before.hasSuffix(",") else { continue }
+            // "1811–12" or "1811–1812": a range of years.
+            if i + 1 < words.count, text[word.range.upperBound..<words[i + 1].range.lowerBound].count == 1,
+               "–-".contains(text[word.range.upperBound]), let tail = Int(words[i + 1].text), words[i + 1].text.count == 2 || words[i + 1].text.count == 4 {
+                let to = words[i + 1].text.count == 2 ? y / 100 * 100 + tail : tail
+                if to > y && to - y < 100 { return HeaderDate(from: String(y), to: String(to), end: words[i + 1].range.upperBound) }
             }
+            return HeaderDate(from: String(y), to: nil, end: word.range.upperBound)
         }
         return nil
     }
