@@ -265,9 +265,16 @@ final class HTMLTextExtractor {
             return
         }
         if let markupUnits {
+            // Only two attributes matter: compared as C strings, not made into Strings.
             var epubType: String?, datetime: String?
-            attributes(attrs) { key, value in
-                if key == "epub:type" { epubType = value } else if key == "datetime" { datetime = value }
+            if var p = attrs {
+                while let key = p.pointee {
+                    if let value = (p + 1).pointee {
+                        if strcmp(key, "epub:type") == 0 { epubType = String(cString: value) }
+                        else if strcmp(key, "datetime") == 0 { datetime = String(cString: value) }
+                    }
+                    p += 2
+                }
             }
             markupUnits.start(name, epubType: epubType, datetime: datetime, at: text.count)
         }

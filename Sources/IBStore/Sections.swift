@@ -105,6 +105,11 @@ extension Library {
             if !marks.isEmpty { pages.append((page, marks)) }
         }
         let outline = BookOutline(pages: pages)
+        // A book without structure (most plain texts) costs one statement more.
+        guard !outline.isEmpty else {
+            try db.run("UPDATE chunks SET section_ord = NULL WHERE book_id = ? AND section_ord IS NOT NULL", bookID)
+            return 0
+        }
         // Each chunk's innermost unit, and each unit's range of chunks (its own and its descendants').
         var sectionOf: [(index: Int, ord: Int?)] = []
         var first = [Int?](repeating: nil, count: outline.units.count)
