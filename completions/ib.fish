@@ -73,6 +73,8 @@ complete -c ib-embed -l no-progress
 complete -c ib-index -e
 complete -c ib-index -l db -r -F -d 'the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library'
 complete -c ib-index -l replace -d 'store books again even when their id is already stored'
+complete -c ib-index -l restructure -d 'read page records (ib-parse BOOK | ib-index --restructure) a'
+complete -c ib-index -l json -d 'show: the book and its sections as one JSON object'
 complete -c ib-index -l missing-embeddings -d 'export: only the chunks without a vector (for ib-embed)'
 complete -c ib-index -l floats -d 'export: embeddings as JSON arrays instead of base64'
 complete -c ib-index -l purge -d 'delete: remove the reader\'s quotes, notes, progress and'

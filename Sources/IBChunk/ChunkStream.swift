@@ -16,6 +16,8 @@ public final class ChunkStream {
     let decoder = PageDecoder()
     /// Makes the current book's units while its pages are read, once it is large.
     var pipeline: UnitPipeline? = nil
+    /// The current book's "structure" marks by page (pages with marks take the general reader).
+    var structureMarks: [(page: Int, marks: [StructureMark])] = []
 
     public init(chunker: Chunker, output: OutputStream = .standardOutput, keepPages: Bool = true) {
         self.chunker = chunker
@@ -59,6 +61,8 @@ public final class ChunkStream {
             if let last = text.pageNumbers.last, page.page <= last {
                 throw RecordError("page \(page.page) of book '\(bookID)' comes after page \(last)")
             }
+            let marks = try StructureMark.marks(of: page)
+            if !marks.isEmpty { structureMarks.append((page.page, marks)) }
             text.beginPage(page.page)
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
@@ -84,7 +88,9 @@ public final class ChunkStream {
         guard let bookID else { return }
         let units = pipeline?.finish(text.bytes)
         pipeline = nil
-        chunker.writeChunks(bookID: bookID, text: text, units: units, to: output)
+        chunker.writeChunks(bookID: bookID, text: text, units: units,
+                            structure: ChunkStructure(marks: structureMarks, text: text), to: output)
+        structureMarks.removeAll()
         text.removeAll()
         self.bookID = nil
         plainBookID = nil

@@ -63,7 +63,7 @@ public final class Chunker {
     }
 
     /// Writes the chunk records of one book, as `chunks` makes them, to `output`.
-    func writeChunks(bookID: String, text: BookText, units: Units? = nil, to output: OutputStream) {
+    func writeChunks(bookID: String, text: BookText, units: Units? = nil, structure: ChunkStructure? = nil, to output: OutputStream) {
         let units = units ?? makeUnitsInParallel(text.bytes)
         let spans = cut(units, text.bytes)
         guard !spans.isEmpty else { return }
@@ -78,7 +78,7 @@ public final class Chunker {
             }
             func write(block b: Int, into k: Int) {
                 for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                    writeChunk(spans[n], units, bookID: id, text: text, to: &writers[k])
+                    writeChunk(spans[n], units, bookID: id, text: text, structure: structure, to: &writers[k])
                 }
             }
             guard blocks >= 4 else {
@@ -91,14 +91,14 @@ public final class Chunker {
             let ready = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
             let free = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 1)]
             let done = DispatchSemaphore(value: 0)
-            let shared = UncheckedSendable((self, writers, spans, units, id, text, blocks, ready, free, done))
+            let shared = UncheckedSendable((self, writers, spans, units, id, text, blocks, ready, free, done, structure))
             DispatchQueue.global().async {
-                let (chunker, writers, spans, units, id, text, blocks, ready, free, done) = shared.value
+                let (chunker, writers, spans, units, id, text, blocks, ready, free, done, structure) = shared.value
                 for b in stride(from: 1, to: blocks, by: 2) {
                     let k = 1 + (b / 2) % 2
                     free[k - 1].wait()
                     for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                        chunker.writeChunk(spans[n], units, bookID: id, text: text, to: &writers[k])
+                        chunker.writeChunk(spans[n], units, bookID: id, text: text, structure: structure, to: &writers[k])
                     }
                     ready[k - 1].signal()
                 }
@@ -132,7 +132,8 @@ public final class Chunker {
     }
 
     /// One chunk record line, as ChunkRecord.write writes it.
-    func writeChunk(_ span: Span, _ units: Units, bookID: [UInt8], text: BookText, to out: inout ByteWriter) {
+    func writeChunk(_ span: Span, _ units: Units, bookID: [UInt8], text: BookText, structure: ChunkStructure? = nil,
+                    to out: inout ByteWriter) {
         // The end is found here rather than in `cut`: the text is read here anyway.
         let end = units.end(span.lastUnit, text.bytes)
         let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
@@ -146,6 +147,7 @@ public final class Chunker {
         out.append(",\"token_count\":"); out.append(span.tokenCount)
         out.append(",\"text\":")
         out.appendJSONString(text.base + span.start, end - span.start)
+        structure?.write(start: span.start, end: end, to: &out)
         out.append("}\n")
     }
 

@@ -6,8 +6,9 @@ import IBStore
 public enum IndexCommand {
     static let usage = """
     Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when no FILE)
+           ib-index [--db PATH] --restructure [FILE...]   rebuild stored books' structure from page records
            ib-index [--db PATH] list
-           ib-index [--db PATH] show BOOK
+           ib-index [--db PATH] show [--json] BOOK
            ib-index [--db PATH] delete [--purge] [--yes] BOOK...
            ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
            ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
@@ -30,6 +31,9 @@ public enum IndexCommand {
     Options:
       --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
       --replace              store books again even when their id is already stored
+      --restructure          read page records (ib-parse BOOK | ib-index --restructure) and rebuild the
+                             stored book's sections and chunks' sections; no vector is touched
+      --json                 show: the book and its sections as one JSON object
       --missing-embeddings   export: only the chunks without a vector (for ib-embed)
       --floats               export: embeddings as JSON arrays instead of base64
       --purge                delete: remove the reader's quotes, notes, progress and
@@ -46,7 +50,7 @@ public enum IndexCommand {
     """
 
     static var options: [Arguments.Option] { [
-        .init("db", takesValue: true), .init("replace"), .init("missing-embeddings"), .init("floats"),
+        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"), .init("missing-embeddings"), .init("floats"),
         .init("purge"), .init("yes", short: "y"),
         .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
     ] }
@@ -75,6 +79,11 @@ public enum IndexCommand {
             positionals.removeFirst()
         }
         let invocation = Invocation(args: args, positionals: positionals, db: try args.path("db"))
+        if args.has("restructure") {
+            guard command == "store" else { throw IBError.usage("--restructure reads page records; it takes no command") }
+            try restructure(invocation)
+            return
+        }
         switch command {
         case "store": try store(invocation)
         case "list": try list(invocation)
@@ -145,8 +154,14 @@ public enum IndexCommand {
         guard c.positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
         let library = try Library.open(path: c.db)
         let book = try library.resolveBook(c.positionals[0])
-        if Terminal.stdoutIsTerminal {
+        let sections = try library.sections(bookID: book.id)
+        if c.args.has("json") {
+            guard case .object(var object) = book.json else { return }
+            object["sections"] = .array(sections.map(\.json))
+            c.out.writeJSON(.object(object))
+        } else if Terminal.stdoutIsTerminal {
             c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
+            if !sections.isEmpty { c.out.write("\ncontents (\(sections.count) sections):\n" + contentsLines(sections)) }
         } else {
             c.out.writeJSON(book.json)
         }

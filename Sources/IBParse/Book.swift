@@ -30,6 +30,8 @@ public struct ParsedPage: Sendable, Equatable {
     public var text: String
     /// Set when the text was recognised by OCR: tesseract's mean word confidence, 0-100.
     public var ocrConfidence: Int?
+    /// Units (chapters, scenes, dated entries, letters) starting on this page.
+    public var structure: [StructureMark] = []
     public init(label: String? = nil, sectionIndex: Int? = nil, sectionTitle: String? = nil, text: String, ocrConfidence: Int? = nil) {
         self.label = label; self.sectionIndex = sectionIndex; self.sectionTitle = sectionTitle; self.text = text
         self.ocrConfidence = ocrConfidence

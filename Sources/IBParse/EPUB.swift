@@ -9,6 +9,8 @@
 // (IDPF or Adobe), Apple's sinf.xml, or a Readium LCP license mean the content
 // is encrypted: `drm_protected`. Font obfuscation alone parses normally.
 
+import IBCore
+
 enum EPUBParser {
     static let fontObfuscation: Set<String> = ["http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"]
 
@@ -86,7 +88,11 @@ enum EPUBParser {
         }
 
         // The spine's documents, in order.
-        struct Document { var spineIndex: Int; var path: String; var text: [UInt8]; var anchors: [String: Int]; var fallbackTitle: String? }
+        struct Document {
+            var spineIndex: Int; var path: String; var text: [UInt8]; var anchors: [String: Int]; var fallbackTitle: String?
+            var headings: [DocumentStructure.Heading]; var units: [MarkupUnitCollector.Unit]
+            var marks: [PlacedMark] = []
+        }
         var documents: [Document] = []
         try ZipArchive.checkTextSize(spine.compactMap { manifest[$0].flatMap { zip.entry($0.href) } }, what: "book's text (its spine documents)")
         for (index, idref) in spine.enumerated() {
@@ -99,10 +105,32 @@ enum EPUBParser {
             let content = try zip.read(entry)
             let extractor = HTMLTextExtractor()
             extractor.collectAnchors = true
+            let units = MarkupUnitCollector()
+            extractor.markupUnits = units
             try extractor.parse(content, name: item.href)
             let fallback = extractor.headings.first?.text ?? (extractor.title.isEmpty ? nil : extractor.title)
             documents.append(Document(spineIndex: index, path: item.href, text: extractor.text, anchors: extractor.anchors,
-                                      fallbackTitle: fallback))
+                                      fallbackTitle: fallback,
+                                      headings: extractor.headings.map { .init(offset: $0.offset, level: $0.level, title: $0.text) },
+                                      units: units.finish(at: extractor.text.count)))
+        }
+
+        // The book's structure: every nav level, unlisted headings, dated and addressed units.
+        let outlineTOC = withoutBookTitle(toc, bookTitle: book.title)
+        var outlineByPath: [String: [NavEntry]] = [:]
+        for entry in outlineTOC { outlineByPath[entry.path, default: []].append(entry) }
+        var carried: [Int: String] = [:]
+        var previousDepth = 0
+        for d in documents.indices {
+            let entries = (outlineByPath[documents[d].path] ?? []).map {
+                DocumentStructure.Entry(offset: $0.fragment.flatMap { documents[d].anchors[$0] } ?? 0, depth: $0.depth, title: $0.title)
+            }
+            let outline = DocumentStructure.outline(entries: entries, headings: documents[d].headings,
+                                                    baseDepth: entries.map(\.depth).min() ?? previousDepth)
+            let units = DocumentStructure.units(documents[d].units, text: documents[d].text, outline: outline,
+                                                baseDepth: (outline.map(\.mark.depth).min() ?? previousDepth) + 1, carried: &carried)
+            documents[d].marks = (outline + units).sorted { $0.offset < $1.offset }
+            if let first = entries.first { previousDepth = first.depth }
         }
 
         // Section titles: the TOC entries that point into each document, at the document's own TOC level.
@@ -152,42 +180,83 @@ enum EPUBParser {
             let first = markers[0]
             var front: [Pagination.Section] = []
             for d in 0..<first.doc {
-                front.append(.init(index: documents[d].spineIndex, title: sectionTitle(documents[d], at: 0), text: documents[d].text))
+                front.append(.init(index: documents[d].spineIndex, title: sectionTitle(documents[d], at: 0), text: documents[d].text,
+                                   marks: documents[d].marks))
             }
             if first.offset > 0 {
                 front.append(.init(index: documents[first.doc].spineIndex, title: sectionTitle(documents[first.doc], at: 0),
-                                   text: Array(documents[first.doc].text[..<first.offset])))
+                                   text: Array(documents[first.doc].text[..<first.offset]),
+                                   marks: documents[first.doc].marks.filter { $0.offset < first.offset }))
             }
             book.pages = Pagination.pages(sections: front, target: options.pageCharacters)
             for (i, marker) in markers.enumerated() {
-                var pieces: [[UInt8]] = []
+                // The page's text: each document's piece trimmed, joined by a blank line.
+                var text: [UInt8] = []
+                var marks: [StructureMark] = []
                 let endDoc = i + 1 < markers.count ? markers[i + 1].doc : documents.count - 1
                 let endOffset = i + 1 < markers.count ? markers[i + 1].offset : documents[endDoc].text.count
                 var d = marker.doc
                 var start = marker.offset
                 while d <= endDoc {
-                    let text = documents[d].text
-                    let end = d == endDoc ? min(endOffset, text.count) : text.count
-                    if start < end { pieces.append(Array(text[start..<end])) }
+                    let docText = documents[d].text
+                    let end = d == endDoc ? min(endOffset, docText.count) : docText.count
+                    if start < end, let kept = trimmedRange(docText, start..<end) {
+                        if !text.isEmpty { text.append(contentsOf: [0x0A, 0x0A]) }
+                        let base = text.count
+                        text.append(contentsOf: docText[kept])
+                        for placed in documents[d].marks where placed.offset >= start && placed.offset < end {
+                            var mark = placed.mark
+                            let byte = base + min(max(placed.offset - kept.lowerBound, 0), kept.count)
+                            mark.at = text[..<byte].reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) }
+                            marks.append(mark)
+                        }
+                    }
                     d += 1; start = 0
                 }
-                var text: [UInt8] = Array(pieces.map { trimmed($0) }.filter { !$0.isEmpty }.joined(separator: [0x0A, 0x0A]))
-                text = trimmed(text)
                 let document = documents[marker.doc]
-                book.pages.append(ParsedPage(label: marker.label, sectionIndex: document.spineIndex,
-                                             sectionTitle: sectionTitle(document, at: marker.offset),
-                                             text: String(decoding: text, as: UTF8.self)))
+                var page = ParsedPage(label: marker.label, sectionIndex: document.spineIndex,
+                                      sectionTitle: sectionTitle(document, at: marker.offset),
+                                      text: String(decoding: text, as: UTF8.self))
+                page.structure = marks
+                book.pages.append(page)
             }
         } else {
             for document in documents {
-                for range in Pagination.split(document.text, target: options.pageCharacters) {
-                    book.pages.append(ParsedPage(sectionIndex: document.spineIndex, sectionTitle: sectionTitle(document, at: range.lowerBound),
-                                                 text: String(decoding: document.text[range], as: UTF8.self)))
+                let ranges = Pagination.split(document.text, target: options.pageCharacters)
+                let marks = Pagination.assign(document.marks, text: document.text, ranges: ranges)
+                for (i, range) in ranges.enumerated() {
+                    var page = ParsedPage(sectionIndex: document.spineIndex, sectionTitle: sectionTitle(document, at: range.lowerBound),
+                                          text: String(decoding: document.text[range], as: UTF8.self))
+                    page.structure = marks[i]
+                    book.pages.append(page)
                 }
             }
         }
         if book.title == nil { book.title = documents.first(where: { $0.fallbackTitle != nil })?.fallbackTitle }
         return book
+    }
+
+    /// The table of contents without the entry for the book's own title (a half-title
+    /// page holding every book and chapter): its children move up a level.
+    static func withoutBookTitle(_ toc: [NavEntry], bookTitle: String?) -> [NavEntry] {
+        guard let bookTitle = bookTitle?.lowercased() else { return toc }
+        var out: [NavEntry] = []
+        var lifted: [Int] = []  // depths of dropped entries still open
+        for var entry in toc {
+            while let last = lifted.last, last >= entry.depth { lifted.removeLast() }
+            if entry.title.lowercased() == bookTitle { lifted.append(entry.depth); continue }
+            entry.depth -= lifted.count
+            out.append(entry)
+        }
+        return out
+    }
+
+    /// `range` of `bytes` without white space at either end; nil when only white space.
+    static func trimmedRange(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        var s = range.lowerBound, e = range.upperBound
+        while s < e && Pagination.isSpace(bytes[s]) { s += 1 }
+        while e > s && Pagination.isSpace(bytes[e - 1]) { e -= 1 }
+        return s < e ? s..<e : nil
     }
 
     static func trimmed(_ bytes: [UInt8]) -> [UInt8] {

@@ -159,6 +159,8 @@ final class HTMLTextExtractor {
     /// Byte offsets in `text` of elements with an id (for EPUB page-list and nav targets).
     private(set) var anchors: [String: Int] = [:]
     var collectAnchors = false
+    /// Set to collect diaries, entries, letters and datelines from the markup (EPUB).
+    var markupUnits: MarkupUnitCollector?
 
     private var skipDepth = 0
     private var preDepth = 0
@@ -262,6 +264,20 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth += 1 }
             return
         }
+        if let markupUnits {
+            // Only two attributes matter: compared as C strings, not made into Strings.
+            var epubType: String?, datetime: String?
+            if var p = attrs {
+                while let key = p.pointee {
+                    if let value = (p + 1).pointee {
+                        if strcmp(key, "epub:type") == 0 { epubType = String(cString: value) }
+                        else if strcmp(key, "datetime") == 0 { datetime = String(cString: value) }
+                    }
+                    p += 2
+                }
+            }
+            markupUnits.start(name, epubType: epubType, datetime: datetime, at: text.count)
+        }
         switch tag {
         case .skip: skipDepth = 1
         case .head: inHead = true
@@ -296,6 +312,7 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth -= 1 }
             return
         }
+        markupUnits?.end(name, at: text.count)
         switch tag {
         case .head: inHead = false; inTitle = false
         case .title: inTitle = false

@@ -13,19 +13,47 @@ public enum Pagination {
         public var index: Int?
         public var title: String?
         public var text: [UInt8]
+        /// Units starting in this section, at byte offsets into `text`.
+        var marks: [PlacedMark] = []
         public init(index: Int?, title: String?, text: [UInt8]) { self.index = index; self.title = title; self.text = text }
+        init(index: Int?, title: String?, text: [UInt8], marks: [PlacedMark]) {
+            self.init(index: index, title: title, text: text)
+            self.marks = marks
+        }
     }
 
     /// Pages for sections: a section always starts a new page.
     public static func pages(sections: [Section], target: Int = defaultTarget) -> [ParsedPage] {
         var pages: [ParsedPage] = []
         for section in sections {
-            for range in split(section.text, target: target) {
-                pages.append(ParsedPage(sectionIndex: section.index, sectionTitle: section.title,
-                                        text: String(decoding: section.text[range], as: UTF8.self)))
+            let ranges = split(section.text, target: target)
+            let marks = assign(section.marks, text: section.text, ranges: ranges)
+            for (i, range) in ranges.enumerated() {
+                var page = ParsedPage(sectionIndex: section.index, sectionTitle: section.title,
+                                      text: String(decoding: section.text[range], as: UTF8.self))
+                page.structure = marks[i]
+                pages.append(page)
             }
         }
         return pages
+    }
+
+    /// The marks of each page range, their offsets turned into scalar offsets
+    /// into the page's text. A mark in the white space between two pages starts
+    /// the next one; a mark past the last page starts at that page's end.
+    static func assign(_ marks: [PlacedMark], text: [UInt8], ranges: [Range<Int>]) -> [[StructureMark]] {
+        var out = [[StructureMark]](repeating: [], count: ranges.count)
+        guard !marks.isEmpty, !ranges.isEmpty else { return out }
+        var r = 0
+        for placed in marks.sorted(by: { $0.offset < $1.offset }) {
+            while r + 1 < ranges.count && placed.offset >= ranges[r].upperBound { r += 1 }
+            let range = ranges[r]
+            let offset = min(max(placed.offset, range.lowerBound), range.upperBound)
+            var mark = placed.mark
+            mark.at = text[range.lowerBound..<offset].reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) }
+            out[r].append(mark)
+        }
+        return out
     }
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool {

@@ -123,6 +123,7 @@ public enum Parser {
                 record.extra["ocr"] = .bool(true)
                 record.extra["ocr_confidence"] = JSON(confidence)
             }
+            if !page.structure.isEmpty { record.extra["structure"] = .array(page.structure.map(\.json)) }
             pages.append(record)
         }
         return (record, pages)

@@ -315,6 +315,7 @@ public final class Indexer {
             try insertPage.execute()
         }
         try insertChunks(bookID: book.id, p.chunks, createdAt: now)
+        try library.storeSections(bookID: book.id)
         if let model, let dim {
             try VectorBlocks.write(db, bookID: book.id, model: model, dim: dim, entries: p.vectors, quantize: try library.meta("quantize"))
         }

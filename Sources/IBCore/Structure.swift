@@ -1,0 +1,123 @@
+// A book's structure as page records carry it: marks, each starting a unit
+// (book, part, chapter, act, scene, dated entry, letter) at a position of a
+// page's text, and the outline they make: units in book order with their
+// parents, paths of titles, dates and voices. ib-parse writes the marks;
+// ib-chunk and ib-index read them back into an outline.
+
+/// One page record's "structure" entry: a unit starting at `at` (a Unicode
+/// scalar offset into the page's text). A mark at depth d closes every open
+/// unit at depth >= d.
+public struct StructureMark: Sendable, Equatable {
+    public var at: Int
+    public var depth: Int
+    public var kind: String?
+    public var number: Int?
+    public var title: String
+    /// 'YYYY-MM-DD', 'YYYY-MM', 'YYYY' or '--MM-DD' (no year given).
+    public var date: String?
+    public var dateTo: String?
+    /// Whose journal or letter it is.
+    public var voice: String?
+    public var place: String?
+
+    public init(at: Int, depth: Int, kind: String? = nil, number: Int? = nil, title: String,
+                date: String? = nil, dateTo: String? = nil, voice: String? = nil, place: String? = nil) {
+        self.at = at; self.depth = depth; self.kind = kind; self.number = number; self.title = title
+        self.date = date; self.dateTo = dateTo; self.voice = voice; self.place = place
+    }
+
+    public var json: JSON {
+        var o = JSONObject([("at", JSON(at)), ("depth", JSON(depth)), ("kind", JSON(kind)), ("number", JSON(number)),
+                            ("title", .string(title))])
+        if let date { o["date"] = .string(date) }
+        if let dateTo { o["date_to"] = .string(dateTo) }
+        if let voice { o["voice"] = .string(voice) }
+        if let place { o["place"] = .string(place) }
+        return .object(o)
+    }
+
+    public init(json: JSON) throws(RecordError) {
+        guard let o = json.objectValue, let at = o["at"]?.intValue, at >= 0, let depth = o["depth"]?.intValue, depth >= 0,
+              let title = o["title"]?.stringValue else {
+            throw RecordError("page record: each 'structure' mark needs 'at' and 'depth' (whole numbers, 0 or more) and a 'title'")
+        }
+        func text(_ key: String) -> String? { o[key]?.stringValue }
+        self.init(at: at, depth: depth, kind: text("kind"), number: o["number"]?.intValue, title: title,
+                  date: text("date"), dateTo: text("date_to"), voice: text("voice"), place: text("place"))
+    }
+
+    /// The marks of a page record's "structure" field, in order; [] when absent.
+    public static func marks(of page: PageRecord) throws(RecordError) -> [StructureMark] {
+        guard let value = page.extra["structure"], !value.isNull else { return [] }
+        guard let items = value.arrayValue else { throw RecordError("page record: 'structure' must be an array of marks") }
+        var marks: [StructureMark] = []
+        for item in items { marks.append(try StructureMark(json: item)) }
+        return marks.sorted { $0.at < $1.at }
+    }
+}
+
+/// A unit of the outline: a mark placed in the book, with its parent and path.
+public struct StructureUnit: Sendable, Equatable {
+    public var ord: Int
+    public var parent: Int?
+    public var depth: Int
+    public var kind: String?
+    public var number: Int?
+    public var title: String
+    /// Titles from the outermost unit down to this one.
+    public var path: [String]
+    public var dateFrom: String?
+    public var dateTo: String?
+    /// The unit's own voice, else its nearest ancestor's.
+    public var voice: String?
+    public var place: String?
+    public var startPage: Int
+    public var startOffset: Int
+}
+
+/// A book's units in order, built from its pages' marks.
+public struct BookOutline: Sendable {
+    public private(set) var units: [StructureUnit] = []
+
+    /// `pages`: each page number with its marks, pages in book order.
+    public init(pages: [(page: Int, marks: [StructureMark])]) {
+        var open: [Int] = []  // ords of the open units, outermost first
+        for (page, marks) in pages {
+            for mark in marks {
+                while let last = open.last, units[last].depth >= mark.depth { open.removeLast() }
+                let parent = open.last
+                let ord = units.count
+                units.append(StructureUnit(ord: ord, parent: parent, depth: mark.depth, kind: mark.kind, number: mark.number,
+                                           title: mark.title, path: (parent.map { units[$0].path } ?? []) + [mark.title],
+                                           dateFrom: mark.date, dateTo: mark.dateTo ?? mark.date,
+                                           voice: mark.voice ?? parent.flatMap { units[$0].voice }, place: mark.place,
+                                           startPage: page, startOffset: mark.at))
+                open.append(ord)
+            }
+        }
+    }
+
+    public var isEmpty: Bool { units.isEmpty }
+
+    /// The innermost unit holding position (page, offset): the last unit
+    /// starting at or before it, else nil (before the first unit).
+    public func unit(page: Int, offset: Int) -> Int? {
+        var lo = 0, hi = units.count  // first unit starting after the position
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let u = units[mid]
+            if (u.startPage, u.startOffset) <= (page, offset) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo == 0 ? nil : lo - 1
+    }
+
+    /// The dates of a unit: its own, else its nearest dated ancestor's.
+    public func dates(of ord: Int) -> (from: String, to: String)? {
+        var current: Int? = ord
+        while let c = current {
+            if let from = units[c].dateFrom { return (from, units[c].dateTo ?? from) }
+            current = units[c].parent
+        }
+        return nil
+    }
+}

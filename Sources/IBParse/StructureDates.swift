@@ -1,0 +1,119 @@
+// The small date grammar for unit headers: a day and month in either order
+// ("3 May", "September 2nd", "Feb. 20th"), a month and year ("January
+// 1832"), a full date ("December 17th, 1832"), a year alone ("Part I: 1805"),
+// and Old Style double years ("February 1714–15": 1714-02 to 1715-02).
+// Dates come out as 'YYYY-MM-DD', 'YYYY-MM', 'YYYY', or '--MM-DD' without a year.
+
+struct HeaderDate: Equatable {
+    var from: String
+    var to: String?
+    /// Where the date's words end in the text (a place may follow).
+    var end: String.Index
+}
+
+enum StructureDates {
+    static let months: [String: Int] = [
+        "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
+        "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sept": 9, "sep": 9,
+        "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+    ]
+
+    struct Token { var text: Substring; var range: Range<String.Index> }
+
+    static func tokens(_ s: String) -> [Token] {
+        var out: [Token] = []
+        var i = s.startIndex
+        while i < s.endIndex {
+            if s[i].isLetter || s[i].isNumber {
+                var j = i
+                while j < s.endIndex, s[j].isLetter || s[j].isNumber { j = s.index(after: j) }
+                out.append(Token(text: s[i..<j], range: i..<j))
+                i = j
+            } else { i = s.index(after: i) }
+        }
+        return out
+    }
+
+    static func day(_ t: Substring) -> Int? {
+        var digits = t
+        for suffix in ["st", "nd", "rd", "th", "d"] where digits.lowercased().hasSuffix(suffix) && digits.count > suffix.count {
+            digits = digits.dropLast(suffix.count); break
+        }
+        guard digits.count <= 2, let n = Int(digits), (1...31).contains(n) else { return nil }
+        return n
+    }
+
+    static func year(_ t: Substring) -> Int? {
+        guard t.count == 4, let n = Int(t), (1000...2199).contains(n) else { return nil }
+        return n
+    }
+
+    /// The first date in `text`, if any.
+    static func parse(_ text: String) -> HeaderDate? {
+        let words = tokens(text)
+        for (i, word) in words.enumerated() {
+            guard let month = months[word.text.lowercased()] else { continue }
+            // "May" alone is a verb as often as a month: only with a day or year beside it.
+            var dayValue: Int? = nil
+            var end = word.range.upperBound
+            if i > 0, let d = day(words[i - 1].text) { dayValue = d }
+            var k = i + 1
+            if dayValue == nil, k < words.count, let d = day(words[k].text) { dayValue = d; end = words[k].range.upperBound; k += 1 }
+            var yearValue: Int? = nil, yearTo: Int? = nil
+            if k < words.count, let y = year(words[k].text), text[end..<words[k].range.lowerBound].count <= 3 {
+                yearValue = y; end = words[k].range.upperBound; k += 1
+                // "1714–15" or "1714-15": an Old Style double year.
+                if k < words.count, words[k].text.count == 2, let tail = Int(words[k].text),
+                   let dash = text[end..<words[k].range.lowerBound].first, "–-/".contains(dash),
+                   text[end..<words[k].range.lowerBound].count == 1 {
+                    let candidate = y / 100 * 100 + tail
+                    if candidate == y + 1 { yearTo = candidate; end = words[k].range.upperBound }
+                }
+            }
+            guard dayValue != nil || yearValue != nil else { continue }
+            let mm = pad(month)
+            func format(_ y: Int?) -> String {
+                guard let y else { return "--\(mm)-\(pad(dayValue!))" }
+                return dayValue.map { "\(y)-\(mm)-\(pad($0))" } ?? "\(y)-\(mm)"
+            }
+            return HeaderDate(from: format(yearValue), to: yearTo.map(format), end: end)
+        }
+        // A year alone: the whole title, or after a colon ("Part I: 1805").
+        for (i, word) in words.enumerated() {
+            guard let y = year(word.text) else { continue }
+            let before = text[..<word.range.lowerBound].trimmingCharacters(in: " ")
+            guard before.isEmpty || before.hasSuffix(":") || before.hasSuffix("—") || before.hasSuffix(",") else { continue }
+            // "1811–12" or "1811–1812": a range of years.
+            if i + 1 < words.count, text[word.range.upperBound..<words[i + 1].range.lowerBound].count == 1,
+               "–-".contains(text[word.range.upperBound]), let tail = Int(words[i + 1].text), words[i + 1].text.count == 2 || words[i + 1].text.count == 4 {
+                let to = words[i + 1].text.count == 2 ? y / 100 * 100 + tail : tail
+                if to > y && to - y < 100 { return HeaderDate(from: String(y), to: String(to), end: words[i + 1].range.upperBound) }
+            }
+            return HeaderDate(from: String(y), to: nil, end: word.range.upperBound)
+        }
+        return nil
+    }
+
+    static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// A <time datetime> value kept when it is one of the forms above.
+    static func normalised(datetime: String) -> String? {
+        let parts = datetime.split(separator: "-", omittingEmptySubsequences: false)
+        if datetime.hasPrefix("--"), parts.count == 4, parts[2].count == 2, parts[3].count == 2 { return datetime }
+        guard let first = parts.first, first.count == 4, Int(first) != nil, parts.count <= 3,
+              parts.dropFirst().allSatisfy({ $0.count == 2 && Int($0) != nil }) else { return nil }
+        return datetime
+    }
+
+    /// A short capitalised place after the date: "3 May. Bistritz." -> "Bistritz".
+    static func place(after date: HeaderDate, in text: String) -> String? {
+        let rest = text[date.end...].trimmingCharacters(in: " .,—–-")
+        guard !rest.isEmpty, rest.count <= 40, let first = rest.first, first.isUppercase,
+              !rest.contains(where: { $0.isNumber }) else { return nil }
+        let place = rest.split(separator: ".").first.map { String($0).trimmingCharacters(in: " ,") } ?? rest
+        let lower = place.lowercased()
+        if ["midnight", "noon", "morning", "evening", "night", "later", "same day", "afternoon"].contains(where: { lower.hasPrefix($0) }) { return nil }
+        return place.isEmpty ? nil : place
+    }
+}
+

@@ -1,0 +1,93 @@
+// What a unit's title says about it: its kind and number ("Book Two" is a
+// book numbered 2, "XIV" a chapter numbered 14, "Scene II" a scene), whose
+// voice a journal or letter is in ("Mina Murray's Journal", "Letter, Lucy
+// Westenra to Mina Murray"), and the date a header gives (StructureDates).
+
+enum StructureTitles {
+    static let kindWords: [String: String] = [
+        "book": "book", "part": "part", "volume": "part", "chapter": "chapter", "act": "act", "scene": "scene",
+        "letter": "letter", "telegram": "letter", "section": "section", "canto": "chapter", "stave": "chapter",
+    ]
+
+    /// The kind named by the title's first word, and the number it carries.
+    static func kindAndNumber(_ title: String) -> (kind: String?, number: Int?) {
+        let words = title.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "." || $0 == "," || $0 == "—" })
+        guard let first = words.first else { return (nil, nil) }
+        if let kind = kindWords[first.lowercased()] {
+            return (kind, words.dropFirst().first.flatMap { number(String($0)) })
+        }
+        // A bare numeral ("XIV", "12", "XIV: The Masthead") is a chapter.
+        if let n = number(String(first)), first.count <= 8 { return ("chapter", n) }
+        return (nil, nil)
+    }
+
+    static let numberWords: [String: Int] = [
+        "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+        "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+        "eighteen": 18, "nineteen": 19, "twenty": 20, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+        "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    ]
+
+    /// "14", "XIV", "xiv", "Two", "Second" -> the number.
+    static func number(_ word: String) -> Int? {
+        if let n = Int(word), n >= 0, n < 100_000 { return n }
+        if let n = numberWords[word.lowercased()] { return n }
+        return roman(word)
+    }
+
+    static func roman(_ word: String) -> Int? {
+        let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000]
+        let letters = Array(word.lowercased())
+        guard !letters.isEmpty, letters.count <= 12, letters.allSatisfy({ values[$0] != nil }) else { return nil }
+        var total = 0
+        for (i, c) in letters.enumerated() {
+            let v = values[c]!
+            if i + 1 < letters.count, values[letters[i + 1]]! > v { total -= v } else { total += v }
+        }
+        return total > 0 ? total : nil
+    }
+
+    static let honorifics: Set<String> = ["miss", "mrs.", "mr.", "messrs.", "hon.", "sir", "lord", "lady", "madam", "mme."]
+
+    /// Whose journal or diary a title names: "Jonathan Harker's Journal." -> "Jonathan Harker".
+    static func diaryVoice(_ title: String) -> String? {
+        for possessive in ["’s ", "'s "] {
+            guard let range = title.firstRange(of: possessive) else { continue }
+            let rest = title[range.upperBound...].lowercased()
+            guard ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"].contains(where: { rest.hasPrefix($0) })
+            else { continue }
+            let name = String(title[..<range.lowerBound]).trimmingCharacters(in: " (").trimmingCharacters(in: ".")
+            return name.isEmpty ? nil : name
+        }
+        if let range = title.firstRange(of: "Log of the ") {
+            let ship = title[range.upperBound...].split(whereSeparator: { $0 == "." || $0 == "," }).first.map(String.init)
+            return ship.map { "the " + $0 }
+        }
+        return nil
+    }
+
+    /// The sender of "Letter, Lucy Westenra to Mina Murray." or "Telegram from Arthur Holmwood to ...".
+    static func letterVoice(_ header: String) -> String? {
+        var text = Substring(header)
+        let lower = header.lowercased()
+        guard let lead = ["letter from ", "letter, ", "telegram from ", "telegram, ", "note from ", "note, ", "letter of "]
+            .first(where: { lower.hasPrefix($0) }) else { return nil }
+        text = text.dropFirst(lead.count)
+        guard let to = text.firstRange(of: " to ") else { return nil }
+        var words = text[..<to.lowerBound].split(separator: " ")
+        // "Miss Mina Murray" -> "Mina Murray"; "Mrs. Harker" stays whole.
+        while words.count > 2, let first = words.first, honorifics.contains(first.lowercased()) { words.removeFirst() }
+        // "Samuel F. Billington & Son, Solicitors, Whitby": the name before the first comma.
+        let name = words.joined(separator: " ").split(separator: ",").first.map(String.init) ?? ""
+        return name.isEmpty ? nil : name
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) || c == " " { s.removeFirst() }
+        while let c = s.last, set.contains(c) || c == " " { s.removeLast() }
+        return String(s)
+    }
+}

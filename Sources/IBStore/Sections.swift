@@ -1,0 +1,150 @@
+// A book's structure in the library: the sections table, built from the
+// "structure" marks its pages keep in pages.extra, and chunks.section_ord,
+// the innermost section holding each chunk's start. Built when a book is
+// indexed, and again by `ib-index --restructure` from fresh page records,
+// touching no vector.
+import IBCore
+
+/// One unit of a book's structure (a row of `sections`).
+public struct SectionRow: Sendable, Equatable {
+    public var bookID: String
+    public var ord: Int
+    public var parent: Int?
+    public var depth: Int
+    public var kind: String?
+    public var number: Int?
+    public var title: String
+    /// Titles from the outermost unit down to this one.
+    public var path: [String]
+    public var dateFrom: String?
+    public var dateTo: String?
+    public var voice: String?
+    public var place: String?
+    public var startPage: Int
+    public var startOffset: Int
+    /// chunk_index range (inclusive) of the chunks whose start lies in this unit or below it.
+    public var firstChunk: Int?
+    public var lastChunk: Int?
+
+    public var json: JSON {
+        .object(JSONObject([("ord", JSON(ord)), ("parent", JSON(parent)), ("depth", JSON(depth)), ("kind", JSON(kind)),
+                            ("number", JSON(number)), ("title", .string(title)), ("path", .array(path.map { .string($0) })),
+                            ("date_from", JSON(dateFrom)), ("date_to", JSON(dateTo)), ("voice", JSON(voice)),
+                            ("place", JSON(place)), ("start_page", JSON(startPage)), ("start_offset", JSON(startOffset)),
+                            ("first_chunk", JSON(firstChunk)), ("last_chunk", JSON(lastChunk))]))
+    }
+}
+
+extension Library {
+    /// The book's sections in order; [] when it has none (or was indexed before structure was kept).
+    public func sections(bookID: String) throws -> [SectionRow] {
+        try db.query("""
+            SELECT ord, parent, depth, kind, number, title, path, date_from, date_to, voice, place,
+                   start_page, start_offset, first_chunk, last_chunk
+            FROM sections WHERE book_id = ? ORDER BY ord
+            """, bookID).map { row in
+            let path = (try? JSON.parse(row.text("path") ?? "[]"))?.arrayValue?.compactMap(\.stringValue) ?? []
+            return SectionRow(bookID: bookID, ord: row.int("ord") ?? 0, parent: row.int("parent"), depth: row.int("depth") ?? 0,
+                              kind: row.text("kind"), number: row.int("number"), title: row.text("title") ?? "", path: path,
+                              dateFrom: row.text("date_from"), dateTo: row.text("date_to"), voice: row.text("voice"),
+                              place: row.text("place"), startPage: row.int("start_page") ?? 0, startOffset: row.int("start_offset") ?? 0,
+                              firstChunk: row.int("first_chunk"), lastChunk: row.int("last_chunk"))
+        }
+    }
+
+    /// The innermost section (its ord in its book) holding each chunk's start;
+    /// chunks outside any section, or unknown, are left out.
+    public func sectionOrds(forChunks refs: [ChunkRef]) throws -> [ChunkRef: Int] {
+        guard !refs.isEmpty else { return [:] }
+        var out: [ChunkRef: Int] = [:]
+        let list = refs.map { String($0.seq) }.joined(separator: ",")
+        for row in try db.query("SELECT seq, section_ord FROM chunks WHERE seq IN (\(list)) AND section_ord IS NOT NULL") {
+            if let seq = row.int("seq"), let ord = row.int("section_ord") { out[ChunkRef(seq: seq)] = ord }
+        }
+        return out
+    }
+
+    /// Replaces the "structure" of the stored book's pages with that of `pages`
+    /// (page records of the same book, as ib-parse writes them), then rebuilds its
+    /// sections and chunks' section_ord. Vectors and texts are untouched. Returns
+    /// the number of sections.
+    public func restructure(bookID: String, pages: [PageRecord]) throws -> Int {
+        try db.write {
+            let stored = try db.scalarInt("SELECT count(*) FROM pages WHERE book_id = ?", bookID) ?? 0
+            guard stored > 0 else { throw IBError("book \(bookID) is not in the library; index it first") }
+            guard pages.count == stored else {
+                throw IBError("book \(bookID): the page records give \(pages.count) pages but the library holds \(stored); parse the same file with the same options")
+            }
+            let update = try db.prepare("UPDATE pages SET extra = ? WHERE book_id = ? AND page = ?")
+            for page in pages {
+                guard let row = try db.query("SELECT extra FROM pages WHERE book_id = ? AND page = ?", bookID, page.page).first else { throw IBError("book \(bookID) has no page \(page.page) in the library") }
+                var extra = (try? JSON.parse(row.text("extra") ?? "{}"))?.objectValue ?? JSONObject()
+                extra["structure"] = page.extra["structure"]
+                var bytes: [UInt8] = []
+                JSON.object(extra).write(to: &bytes)
+                update.reset()
+                try update.bind([String(decoding: bytes, as: UTF8.self), bookID, page.page])
+                _ = try update.step()
+            }
+            return try storeSections(bookID: bookID)
+        }
+    }
+
+    /// Rebuilds the book's sections and chunks.section_ord from its pages' marks
+    /// (inside the caller's transaction). Returns the number of sections.
+    @discardableResult
+    func storeSections(bookID: String) throws -> Int {
+        try db.run("DELETE FROM sections WHERE book_id = ?", bookID)
+        var pages: [(page: Int, marks: [StructureMark])] = []
+        for row in try db.query("SELECT page, extra FROM pages WHERE book_id = ? AND extra LIKE '%\"structure\"%' ORDER BY page", bookID) {
+            guard let page = row.int("page"), let extra = try? JSON.parse(row.text("extra") ?? "{}"),
+                  let object = extra.objectValue else { continue }
+            var record = PageRecord(bookID: bookID, page: page, text: "")
+            record.extra = object
+            let marks = (try? StructureMark.marks(of: record)) ?? []
+            if !marks.isEmpty { pages.append((page, marks)) }
+        }
+        let outline = BookOutline(pages: pages)
+        // A book without structure (most plain texts) costs one statement more.
+        guard !outline.isEmpty else {
+            try db.run("UPDATE chunks SET section_ord = NULL WHERE book_id = ? AND section_ord IS NOT NULL", bookID)
+            return 0
+        }
+        // Each chunk's innermost unit, and each unit's range of chunks (its own and its descendants').
+        var sectionOf: [(index: Int, ord: Int?)] = []
+        var first = [Int?](repeating: nil, count: outline.units.count)
+        var last = [Int?](repeating: nil, count: outline.units.count)
+        for row in try db.query("SELECT chunk_index, start_page, start_offset FROM chunks WHERE book_id = ? ORDER BY chunk_index", bookID) {
+            guard let index = row.int("chunk_index") else { continue }
+            let ord = outline.unit(page: row.int("start_page") ?? 0, offset: row.int("start_offset") ?? 0)
+            sectionOf.append((index, ord))
+            var u = ord
+            while let o = u {
+                if first[o] == nil { first[o] = index }
+                last[o] = index
+                u = outline.units[o].parent
+            }
+        }
+        let insert = try db.prepare("""
+            INSERT INTO sections (book_id, ord, parent, depth, kind, number, title, path, date_from, date_to, voice, place,
+                                  start_page, start_offset, first_chunk, last_chunk)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for unit in outline.units {
+            var path: [UInt8] = []
+            JSON.array(unit.path.map { .string($0) }).write(to: &path)
+            insert.reset()
+            try insert.bind([bookID, unit.ord, unit.parent, unit.depth, unit.kind, unit.number, unit.title,
+                             String(decoding: path, as: UTF8.self), unit.dateFrom, unit.dateTo, unit.voice, unit.place,
+                             unit.startPage, unit.startOffset, first[unit.ord], last[unit.ord]])
+            _ = try insert.step()
+        }
+        let update = try db.prepare("UPDATE chunks SET section_ord = ? WHERE book_id = ? AND chunk_index = ?")
+        for (index, ord) in sectionOf {
+            update.reset()
+            try update.bind([ord, bookID, index])
+            _ = try update.step()
+        }
+        return outline.units.count
+    }
+}

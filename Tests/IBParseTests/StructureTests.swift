@@ -1,0 +1,130 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+import IBCore
+@testable import IBParse
+
+/// The book's structure on page records: nav hierarchy, unlisted headings, dated units.
+final class StructureTests: XCTestCase {
+    func marks(_ pages: [PageRecord]) throws -> [(page: Int, mark: StructureMark)] {
+        try pages.flatMap { page in try StructureMark.marks(of: page).map { (page.page, $0) } }
+    }
+
+    func outline(_ pages: [PageRecord]) throws -> BookOutline {
+        BookOutline(pages: try pages.map { ($0.page, try StructureMark.marks(of: $0)) })
+    }
+
+    func testNestedNavAndScenesInsideOneFile() throws {
+        let act = xhtml("""
+            <section id="act-1"><h2>Act I</h2>
+            <section id="s1"><h3>Scene I</h3><p>Elsinore. A platform before the castle.</p></section>
+            <section id="s2"><h3>Scene II</h3><p>A room of state in the castle.</p></section></section>
+            """)
+        let nav = """
+            <nav epub:type="toc"><ol><li><a href="half.xhtml">Test Book</a><ol>
+            <li><a href="book.xhtml">Book Two</a><ol><li><a href="act.xhtml">Act I</a></li></ol></li></ol></li></ol></nav>
+            """
+        let dir = TempDir()
+        let path = dir.write("b.epub", makeEPUB(chapters: [("half.xhtml", xhtml("<h1>Test Book</h1>")),
+                                                           ("book.xhtml", xhtml("<h1>Book Two</h1>")), ("act.xhtml", act)], nav: nav))
+        let (_, pages) = try parseFile(path)
+        let units = try outline(pages).units
+        XCTAssertEqual(units.map(\.path), [["Book Two"], ["Book Two", "Act I"], ["Book Two", "Act I", "Scene I"],
+                                           ["Book Two", "Act I", "Scene II"]])
+        XCTAssertEqual(units.map(\.kind), ["book", "act", "scene", "scene"])
+        XCTAssertEqual(units.map(\.number), [2, 1, 1, 2])
+        // The scene's mark points at its heading in the page's text.
+        let scene2 = try marks(pages).first { $0.mark.title == "Scene II" }!
+        let text = pages.first { $0.page == scene2.page }!.text
+        XCTAssertTrue(String(text.unicodeScalars.dropFirst(scene2.mark.at)).hasPrefix("Scene II"))
+        // Plain section fields are unchanged.
+        XCTAssertEqual(pages.last?.sectionTitle, "Act I")
+    }
+
+    func testDiaryEntriesLettersAndOldStyleDates() throws {
+        let chapter = xhtml("""
+            <section epub:type="chapter z3998:diary"><header><h2>I</h2><p epub:type="se:bridgehead">Jonathan Harker’s Journal.</p></header>
+            <blockquote epub:type="z3998:diary-entry"><p><i>3 May. Bistritz.</i>—Left Munich at 8:35 p.m.</p></blockquote>
+            <blockquote epub:type="z3998:diary-entry"><p><i>Same day, 11 o’clock p.m.</i>—Tired.</p></blockquote>
+            </section>
+            <section epub:type="chapter"><h2>II</h2>
+            <blockquote epub:type="z3998:letter"><header><p>Letter, Miss Mina Murray to Lucy Westenra.</p></header>
+            <p epub:type="se:letter.dateline"><i>9 May.</i></p><p>My dearest Lucy.</p></blockquote>
+            <blockquote epub:type="z3998:diary"><header><p>Dr. Seward’s Diary.</p></header>
+            <blockquote epub:type="z3998:diary-entry"><p><i>February 1714–15.</i>—Cold.</p></blockquote></blockquote>
+            <p><b>Bahia</b>, <span epub:type="se:diary.dateline"><time datetime="1832-02-29">Feb. 29th</time></span>.—Delight.</p>
+            </section>
+            """)
+        let dir = TempDir()
+        let path = dir.write("d.epub", makeEPUB(chapters: [("c.xhtml", chapter)]))
+        let units = try outline(try parseFile(path).1).units
+        let byTitle = Dictionary(units.map { ($0.title, $0) }, uniquingKeysWith: { a, _ in a })
+        let first = try XCTUnwrap(byTitle["3 May. Bistritz."])
+        XCTAssertEqual(first.kind, "entry")
+        XCTAssertEqual(first.dateFrom, "--05-03")
+        XCTAssertEqual(first.voice, "Jonathan Harker")
+        XCTAssertEqual(first.place, "Bistritz")
+        // "Same day" carries the date forward.
+        XCTAssertEqual(byTitle["Same day, 11 o’clock p.m."]?.dateFrom, "--05-03")
+        let letter = try XCTUnwrap(byTitle["Letter, Miss Mina Murray to Lucy Westenra."])
+        XCTAssertEqual(letter.kind, "letter")
+        XCTAssertEqual(letter.voice, "Mina Murray")
+        XCTAssertEqual(letter.dateFrom, "--05-09")
+        let oldStyle = try XCTUnwrap(byTitle["February 1714–15."])
+        XCTAssertEqual(oldStyle.dateFrom, "1714-02")
+        XCTAssertEqual(oldStyle.dateTo, "1715-02")
+        XCTAssertEqual(oldStyle.voice, "Dr. Seward")
+        XCTAssertEqual(oldStyle.path.count, 3)  // chapter > diary > entry
+        let beagle = try XCTUnwrap(units.first { $0.place == "Bahia" })
+        XCTAssertEqual(beagle.dateFrom, "1832-02-29")
+    }
+
+    func testMarkdownHeadingsGiveTheHierarchy() throws {
+        let dir = TempDir()
+        let path = dir.write("m.md", "# The Book\n\n## Part One\n\nText.\n\n### Chapter 1\n\nWords.\n\n### Chapter 2\n\nMore.\n\n## Part Two\n\nEnd.\n")
+        let units = try outline(try parseFile(path).1).units
+        XCTAssertEqual(units.map(\.path), [["Part One"], ["Part One", "Chapter 1"], ["Part One", "Chapter 2"], ["Part Two"]])
+        XCTAssertEqual(units.map(\.depth), [0, 1, 1, 0])
+    }
+
+    func testPlainTextHasNoStructureField() throws {
+        let dir = TempDir()
+        let (_, pages) = try parseFile(dir.write("t.txt", "Just words.\n"))
+        XCTAssertNil(pages[0].extra["structure"])
+    }
+
+    func testDateGrammar() {
+        func d(_ s: String) -> [String?] { StructureDates.parse(s).map { [$0.from, $0.to] } ?? [] }
+        XCTAssertEqual(d("3 May. Bistritz."), ["--05-03", nil])
+        XCTAssertEqual(d("September 2nd (Lord’s day)"), ["--09-02", nil])
+        XCTAssertEqual(d("1 October, 4 a.m."), ["--10-01", nil])
+        XCTAssertEqual(d("December 17th, 1832"), ["1832-12-17", nil])
+        XCTAssertEqual(d("January 1832"), ["1832-01", nil])
+        XCTAssertEqual(d("February 1714–15"), ["1714-02", "1715-02"])
+        XCTAssertEqual(d("Part V: 1811–12"), ["1811", "1812"])
+        XCTAssertEqual(d("You may go"), [])
+        XCTAssertEqual(StructureTitles.kindAndNumber("XIV").number, 14)
+        XCTAssertEqual(StructureTitles.kindAndNumber("Book Two").kind, "book")
+        XCTAssertEqual(StructureTitles.kindAndNumber("Scene II").number, 2)
+    }
+
+    /// The long books in ../shared, when present.
+    func testLongBooks() throws {
+        let folder = repositoryRoot + "/../shared/books/long"
+        guard access(folder + "/dracula.epub", F_OK) == 0 else { throw XCTSkip("../shared/books/long is not here") }
+        func units(_ name: String) throws -> [StructureUnit] { try outline(try parseFile("\(folder)/\(name).epub").1).units }
+        let war = try units("war-and-peace")
+        XCTAssertTrue(war.contains { $0.path.count == 3 && $0.path[0].hasPrefix("Book") && $0.path[1].hasPrefix("Part") && $0.kind == "chapter" })
+        let hamlet = try units("hamlet")
+        XCTAssertEqual(hamlet.filter { $0.kind == "act" }.count, 5)
+        XCTAssertEqual(hamlet.filter { $0.kind == "scene" }.count, 20)
+        let dracula = try units("dracula")
+        XCTAssertTrue(dracula.contains { $0.dateFrom == "--05-03" && $0.voice == "Jonathan Harker" && $0.place == "Bistritz" })
+        let beagle = try units("voyage-of-the-beagle")
+        XCTAssertTrue(beagle.contains { $0.kind == "chapter" && $0.title.contains("Rio de Janeiro") })
+        let walden = try units("walden")
+        XCTAssertTrue(walden.contains { $0.title == "Economy" })
+    }
+}
+

@@ -1,0 +1,80 @@
+import XCTest
+import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import IBStore
+
+/// The sections table and chunks.section_ord, from page records' structure marks.
+final class SectionsTests: XCTestCase {
+    var directory = ""
+    override func setUp() {
+        var template = Array("/tmp/ibstore-sections-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+    override func tearDown() { _ = system("rm -rf '\(directory)'") }
+    var dbPath: String { directory + "/library.db" }
+
+    func store(_ records: [Record]) throws {
+        let indexer = Indexer(library: try Library.open(path: dbPath))
+        for record in records { _ = try indexer.add(record) }
+        try indexer.finish()
+    }
+
+    func bookID(_ records: [Record]) -> String {
+        if case .book(let b) = records[0] { return b.id }
+        fatalError()
+    }
+
+    /// Book 1 of LibraryTests.book with marks: chapter "I" on page 1, a dated entry inside it
+    /// at page 2 offset 3, chapter "II" on page 4.
+    func withStructure(_ records: [Record]) -> [Record] {
+        records.map { record in
+            guard case .page(var page) = record else { return record }
+            var marks: [StructureMark] = []
+            if page.page == 1 { marks = [StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "I", voice: "Jonathan Harker")] }
+            if page.page == 2 { marks = [StructureMark(at: 3, depth: 1, kind: "entry", title: "3 May. Bistritz.", date: "--05-03", place: "Bistritz")] }
+            if page.page == 4 { marks = [StructureMark(at: 0, depth: 0, kind: "chapter", number: 2, title: "II")] }
+            if !marks.isEmpty { page.extra["structure"] = .array(marks.map(\.json)) }
+            return .page(page)
+        }
+    }
+
+    func check(_ library: Library, _ id: String) throws {
+        let sections = try library.sections(bookID: id)
+        XCTAssertEqual(sections.map(\.path), [["I"], ["I", "3 May. Bistritz."], ["II"]])
+        XCTAssertEqual(sections.map(\.parent), [nil, 0, nil])
+        XCTAssertEqual(sections[1].dateFrom, "--05-03")
+        XCTAssertEqual(sections[1].voice, "Jonathan Harker")  // the chapter's voice, inherited
+        XCTAssertEqual(sections[1].place, "Bistritz")
+        // Chunks i start on page i/2+1 at offset 0: 0,1 in I; 2,3 (page 2, before offset 3) in I; 4,5 (page 3) in the entry; 6-9 in II.
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 6])
+        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 9])
+        let refs = try library.db.query("SELECT seq, chunk_index FROM chunks WHERE book_id = ? ORDER BY chunk_index", id)
+            .map { (ChunkRef(seq: $0.int("seq")!), $0.int("chunk_index")!) }
+        let ords = try library.sectionOrds(forChunks: refs.map(\.0))
+        XCTAssertEqual(refs.map { ords[$0.0] }, [0, 0, 0, 0, 1, 1, 2, 2, 2, 2])
+    }
+
+    func testIndexingFillsSectionsAndChunkSections() throws {
+        let records = withStructure(LibraryTests.book(1))
+        try store(records)
+        try check(try Library.open(path: dbPath), bookID(records))
+    }
+
+    func testRestructureAddsThemWithoutTouchingVectors() throws {
+        let plain = LibraryTests.book(1)
+        try store(plain)
+        let library = try Library.open(path: dbPath)
+        let id = bookID(plain)
+        XCTAssertEqual(try library.sections(bookID: id), [])
+        let vectorsBefore = try library.db.scalarInt("SELECT count(*) FROM vector_blocks")
+        let pages = withStructure(plain).compactMap { record -> PageRecord? in if case .page(let p) = record { return p }; return nil }
+        XCTAssertEqual(try library.restructure(bookID: id, pages: pages), 3)
+        try check(library, id)
+        XCTAssertEqual(try library.db.scalarInt("SELECT count(*) FROM vector_blocks"), vectorsBefore)
+        // A page count that does not match changes nothing.
+        XCTAssertThrowsError(try library.restructure(bookID: id, pages: Array(pages.dropLast())))
+        XCTAssertEqual(try library.sections(bookID: id).count, 3)
+    }
+}
