@@ -241,15 +241,22 @@ public enum AskCommand {
             printError("ib-ask: \(context.title)" + (context.currentPage.map { ", up to p. \(context.display($0))" } ?? "")
                        + " — \(settings.name). Ask a question; an empty line or Ctrl-D ends.")
         }
-        let reader = StdinLines()
-        while true {
-            if interactive { printErrorNoNewline("> ") }
-            guard let line = reader.next() else { break }
-            let question = line.trimmed
-            if question.isEmpty { if interactive { break } else { continue } }
-            try askOne(question)
-            if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
-        }
+        // The shared reader: each line is found once, and one longer than its
+        // 64 MiB limit is refused with its number instead of filling memory.
+        let reader = try LineReader(path: "-")
+        if interactive { printErrorNoNewline("> ") }
+        do {
+            try reader.forEachLine { bytes in
+                let question = String(decoding: bytes, as: UTF8.self).trimmed
+                if question.isEmpty {
+                    if interactive { throw EndOfSession() }
+                    return
+                }
+                try askOne(question)
+                if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
+                if interactive { printErrorNoNewline("> ") }
+            }
+        } catch is EndOfSession {}
         if !isNew { log?("conversation \(conversationID)") }
     }
 
@@ -302,27 +309,5 @@ func printErrorNoNewline(_ text: String) {
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress!, $0.count) }
 }
 
-/// Lines of stdin, read as they come (a pipe or a terminal).
-final class StdinLines {
-    private var buffer: [UInt8] = []
-    private var eof = false
-    func next() -> String? {
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeFirst(nl + 1)
-                return line
-            }
-            if eof {
-                if buffer.isEmpty { return nil }
-                let line = String(decoding: buffer, as: UTF8.self)
-                buffer.removeAll()
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { eof = true } else { buffer.append(contentsOf: chunk[0..<n]) }
-        }
-    }
-}
+/// An empty line on a terminal: the session ends.
+private struct EndOfSession: Error {}

@@ -134,7 +134,7 @@ public enum CaptureTool {
         let sub = positionals.first
         if sub == "status" || sub == "export" || sub == "import" {
             positionals.removeFirst()
-            let store = try openStore(db)
+            let store = try CaptureStore.open(path: db, create: sub == "import")
             let today = opts.today ?? Day(seconds: opts.now)
             switch sub {
             case "status":
@@ -427,7 +427,7 @@ public enum CaptureTool {
         } catch let e as IBError {
             throw e
         } catch {
-            if let store = engine.store { throw store.library.describe(error) }
+            if let store = engine.store { throw store.library.describe(error, outcome: "the line was not stored") }
             throw IBError("\(error)")
         }
     }

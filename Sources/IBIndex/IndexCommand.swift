@@ -114,7 +114,7 @@ public enum IndexCommand {
 
     static func list(_ c: Invocation) throws {
         guard c.positionals.isEmpty else { throw IBError.usage("list takes no arguments") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let books = try library.books()
         guard Terminal.stdoutIsTerminal else {
             for book in books { c.out.writeJSON(book.json) }
@@ -133,7 +133,7 @@ public enum IndexCommand {
 
     static func show(_ c: Invocation) throws {
         guard c.positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let book = try library.resolveBook(c.positionals[0])
         if Terminal.stdoutIsTerminal {
             c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
@@ -176,7 +176,7 @@ public enum IndexCommand {
     }
 
     static func export(_ c: Invocation) throws {
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         var exporter = Exporter(library: library)
         exporter.missingEmbeddings = c.args.has("missing-embeddings")
         exporter.encoding = c.args.has("floats") ? .floats : .base64
@@ -186,7 +186,7 @@ public enum IndexCommand {
 
     static func stats(_ c: Invocation) throws {
         guard c.positionals.isEmpty else { throw IBError.usage("stats takes no arguments") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let stats: JSON
         do { stats = try library.stats() } catch { throw library.describe(error) }
         if Terminal.stdoutIsTerminal, let o = stats.objectValue {
