@@ -14,7 +14,8 @@ public enum AskCommand {
     Answers questions about a book with cited pages (p. N), without spoilers
     past the reader's current page. Streams the answer to stdout.
     With no QUESTION: an interactive session when stdin is a terminal,
-    otherwise each line of stdin is a question in the same conversation.
+    otherwise each line of stdin is a question in the same conversation
+    (a line over 64 MiB is refused with its number).
 
     Options:
       -b, --book BOOK         the book: id, id prefix or title (default: the only book)
@@ -45,6 +46,7 @@ public enum AskCommand {
           --json              write one JSON object per question (answer, citations, sources, usage)
       -v, --verbose           tool calls, retrieved pages, token usage on stderr
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
+                              never created; read-only libraries are read; not a regular file: exit 2
           --model-dir DIR     the sentence encoder, for extractive answers (default $IB_MODEL_DIR)
       -h, --help              this help
           --version           the version, the commit and the model folder
@@ -101,6 +103,9 @@ public enum AskCommand {
         let explicitModelDir = try args.path("model-dir")
         let library = try Library.open(path: try args.path("db"), create: false)
         let store = ConversationStore(library.db)
+        if library.db.isReadOnly {
+            printError("ib-ask: the library \(library.path) is read-only here: answers are not saved as a conversation")
+        }
 
         if args.has("list") {
             let bookID = try args.value("book").map { try BookLookup.resolveBook(library, $0).id }
@@ -209,10 +214,12 @@ public enum AskCommand {
             }
             let turn = Turn(question: question, searches: result.searches, answer: result.answer)
             // The whole turn, in one transaction, only now that the answer is complete.
-            do {
-                try store.append(turn, conversationID: conversationID, bookID: context.id, create: isNew)
-            } catch {
-                throw library.describe(error)
+            if !library.db.isReadOnly {
+                do {
+                    try store.append(turn, conversationID: conversationID, bookID: context.id, create: isNew)
+                } catch {
+                    throw library.describe(error)
+                }
             }
             isNew = false
             history.append(turn)

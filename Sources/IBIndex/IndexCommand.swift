@@ -24,6 +24,8 @@ public enum IndexCommand {
 
     Options:
       --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+                             list, show, export, stats never create it and read it in a read-only folder;
+                             a PATH that is not a regular file, or is in a missing folder, is exit 2
       --replace              store books again even when their id is already stored
       --missing-embeddings   export: only the chunks without a vector (for ib-embed)
       --floats               export: embeddings as JSON arrays instead of base64

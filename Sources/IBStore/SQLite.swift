@@ -135,6 +135,9 @@ public final class Database {
         return out
     }
 
+    /// Whether writes will fail: opened read-only, or a file SQLite could only open so.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
