@@ -15,7 +15,7 @@ public enum AskCommand {
     past the reader's current page. Streams the answer to stdout.
     With no QUESTION: an interactive session when stdin is a terminal,
     otherwise each line of stdin is a question in the same conversation
-    (a line over 64 MiB is refused with its number).
+    (a question over 64 KiB, or a line over 64 MiB, is refused with its number).
 
     Options:
       -b, --book BOOK         the book: id, id prefix or title (default: the only book)
@@ -195,7 +195,11 @@ public enum AskCommand {
         }
 
         let questionArgs = args.positionals.joined(separator: " ").trimmed
-        func askOne(_ question: String) throws {
+        func askOne(_ question: String, line: Int? = nil) throws {
+            // A question, not a book: a 60 MiB line once held the search for minutes and 1 GB.
+            if question.utf8.count > Self.maxQuestionBytes {
+                throw IBError((line.map { "<stdin>:\($0): " } ?? "") + "the question is longer than \(Self.maxQuestionBytes) bytes")
+            }
             let streaming = !json && !strict
             var printed = ""
             let result: AskResult
@@ -259,13 +263,16 @@ public enum AskCommand {
                     if interactive { throw EndOfSession() }
                     return
                 }
-                try askOne(question)
+                try askOne(question, line: reader.lineNumber)
                 if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
                 if interactive { printErrorNoNewline("> ") }
             }
         } catch is EndOfSession {}
         if !isNew { log?("conversation \(conversationID)") }
     }
+
+    /// 64 KiB: some ten thousand words, far above any question.
+    static let maxQuestionBytes = 64 << 10
 
     static func output(_ result: AskResult, answer: String, question: String, conversationID: String, book: BookContext, strict: Bool) -> JSON {
         let citations = result.citations.filter { !strict || $0.supported }
