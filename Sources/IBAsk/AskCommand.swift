@@ -14,7 +14,8 @@ public enum AskCommand {
     Answers questions about a book with cited pages (p. N), without spoilers
     past the reader's current page. Streams the answer to stdout.
     With no QUESTION: an interactive session when stdin is a terminal,
-    otherwise each line of stdin is a question in the same conversation.
+    otherwise each line of stdin is a question in the same conversation
+    (a question over 64 KiB, or a line over 64 MiB, is refused with its number).
 
     Options:
       -b, --book BOOK         the book: id, id prefix or title (default: the only book)
@@ -45,6 +46,7 @@ public enum AskCommand {
           --json              write one JSON object per question (answer, citations, sources, usage)
       -v, --verbose           tool calls, retrieved pages, token usage on stderr
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
+                              never created; read-only libraries are read; not a regular file: exit 2
           --model-dir DIR     the sentence encoder, for extractive answers (default $IB_MODEL_DIR)
       -h, --help              this help
           --version           the version, the commit and the model folder
@@ -101,6 +103,9 @@ public enum AskCommand {
         let explicitModelDir = try args.path("model-dir")
         let library = try Library.open(path: try args.path("db"), create: false)
         let store = ConversationStore(library.db)
+        if library.db.isReadOnly {
+            printError("ib-ask: the library \(library.path) is read-only here: answers are not saved as a conversation")
+        }
 
         if args.has("list") {
             let bookID = try args.value("book").map { try BookLookup.resolveBook(library, $0).id }
@@ -190,7 +195,11 @@ public enum AskCommand {
         }
 
         let questionArgs = args.positionals.joined(separator: " ").trimmed
-        func askOne(_ question: String) throws {
+        func askOne(_ question: String, line: Int? = nil) throws {
+            // A question, not a book: a 60 MiB line once held the search for minutes and 1 GB.
+            if question.utf8.count > Self.maxQuestionBytes {
+                throw IBError((line.map { "<stdin>:\($0): " } ?? "") + "the question is longer than \(Self.maxQuestionBytes) bytes")
+            }
             let streaming = !json && !strict
             var printed = ""
             let result: AskResult
@@ -209,10 +218,12 @@ public enum AskCommand {
             }
             let turn = Turn(question: question, searches: result.searches, answer: result.answer)
             // The whole turn, in one transaction, only now that the answer is complete.
-            do {
-                try store.append(turn, conversationID: conversationID, bookID: context.id, create: isNew)
-            } catch {
-                throw library.describe(error)
+            if !library.db.isReadOnly {
+                do {
+                    try store.append(turn, conversationID: conversationID, bookID: context.id, create: isNew)
+                } catch {
+                    throw library.describe(error)
+                }
             }
             isNew = false
             history.append(turn)
@@ -241,17 +252,27 @@ public enum AskCommand {
             printError("ib-ask: \(context.title)" + (context.currentPage.map { ", up to p. \(context.display($0))" } ?? "")
                        + " — \(settings.name). Ask a question; an empty line or Ctrl-D ends.")
         }
-        let reader = StdinLines()
-        while true {
-            if interactive { printErrorNoNewline("> ") }
-            guard let line = reader.next() else { break }
-            let question = line.trimmed
-            if question.isEmpty { if interactive { break } else { continue } }
-            try askOne(question)
-            if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
-        }
+        // The shared reader: each line is found once, and one longer than its
+        // 64 MiB limit is refused with its number instead of filling memory.
+        let reader = try LineReader(path: "-")
+        if interactive { printErrorNoNewline("> ") }
+        do {
+            try reader.forEachLine { bytes in
+                let question = String(decoding: bytes, as: UTF8.self).trimmed
+                if question.isEmpty {
+                    if interactive { throw EndOfSession() }
+                    return
+                }
+                try askOne(question, line: reader.lineNumber)
+                if interactive && !json { OutputStream.standardOutput.write("\n"); OutputStream.standardOutput.flush() }
+                if interactive { printErrorNoNewline("> ") }
+            }
+        } catch is EndOfSession {}
         if !isNew { log?("conversation \(conversationID)") }
     }
+
+    /// 64 KiB: some ten thousand words, far above any question.
+    static let maxQuestionBytes = 64 << 10
 
     static func output(_ result: AskResult, answer: String, question: String, conversationID: String, book: BookContext, strict: Bool) -> JSON {
         let citations = result.citations.filter { !strict || $0.supported }
@@ -302,27 +323,5 @@ func printErrorNoNewline(_ text: String) {
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress!, $0.count) }
 }
 
-/// Lines of stdin, read as they come (a pipe or a terminal).
-final class StdinLines {
-    private var buffer: [UInt8] = []
-    private var eof = false
-    func next() -> String? {
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeFirst(nl + 1)
-                return line
-            }
-            if eof {
-                if buffer.isEmpty { return nil }
-                let line = String(decoding: buffer, as: UTF8.self)
-                buffer.removeAll()
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { eof = true } else { buffer.append(contentsOf: chunk[0..<n]) }
-        }
-    }
-}
+/// An empty line on a terminal: the session ends.
+private struct EndOfSession: Error {}

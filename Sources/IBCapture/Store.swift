@@ -19,8 +19,9 @@ public final class CaptureStore {
         records = ReaderRecords(library)
     }
 
-    public static func open(path: String?) throws -> CaptureStore {
-        CaptureStore(library: try Library.open(path: path))
+    /// `create`: a capture may start a library; reading (status, export) never does.
+    public static func open(path: String?, create: Bool = true) throws -> CaptureStore {
+        CaptureStore(library: try Library.open(path: path, create: create))
     }
 
     // MARK: books

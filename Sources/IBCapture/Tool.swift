@@ -26,6 +26,7 @@ public enum CaptureTool {
 
         Options:
           --db PATH        the library (default: $IB_DB, then $XDG_DATA_HOME/ib/library.db)
+                           (status and export never create it; not a regular file: exit 2)
           --dry-run        parse only; print the parse, store nothing (no library needed)
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
@@ -74,6 +75,7 @@ public enum CaptureTool {
 
         选项：
           --db 路径        书库（默认：$IB_DB，然后 $XDG_DATA_HOME/ib/library.db）
+                           （status 和 export 从不创建书库；不是普通文件：退出码 2）
           --dry-run        只解析并输出解析结果，不保存（不需要书库）
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
@@ -134,7 +136,7 @@ public enum CaptureTool {
         let sub = positionals.first
         if sub == "status" || sub == "export" || sub == "import" {
             positionals.removeFirst()
-            let store = try openStore(db)
+            let store = try CaptureStore.open(path: db, create: sub == "import")
             let today = opts.today ?? Day(seconds: opts.now)
             switch sub {
             case "status":
@@ -427,7 +429,7 @@ public enum CaptureTool {
         } catch let e as IBError {
             throw e
         } catch {
-            if let store = engine.store { throw store.library.describe(error) }
+            if let store = engine.store { throw store.library.describe(error, outcome: "the line was not stored") }
             throw IBError("\(error)")
         }
     }

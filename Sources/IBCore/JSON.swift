@@ -32,24 +32,52 @@ public enum JSON: Sendable, Equatable {
 }
 
 /// A JSON object that keeps its keys in insertion order, so records written
-/// back out read the same way they came in.
+/// back out read the same way they came in. Small objects (records, messages)
+/// find a key by scanning; past `indexedFrom` keys a hash index is built once and
+/// kept up to date, so that filling or reading an object of n keys costs O(n),
+/// not O(n²) (a 300,000-key line used to hold ib-mcp for minutes).
 public struct JSONObject: Sendable, Equatable {
     public private(set) var entries: [(key: String, value: JSON)] = []
+    /// Each key's place in `entries`; nil while the object is small.
+    private var positions: [String: Int]? = nil
+    static let indexedFrom = 16
 
     public init() {}
     public init(_ entries: [(String, JSON)]) {
         for (key, value) in entries { self[key] = value }
     }
 
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return entries.firstIndex(where: { $0.key == key })
+    }
+
     public subscript(key: String) -> JSON? {
-        get { entries.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { entries[$0].value } }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            if let index = position(of: key) {
+                if let newValue { entries[index].value = newValue } else { remove(at: index) }
             } else if let newValue {
                 entries.append((key, newValue))
+                if positions != nil {
+                    positions![key] = entries.count - 1
+                } else if entries.count >= Self.indexedFrom {
+                    buildIndex()
+                }
             }
         }
+    }
+
+    private mutating func remove(at index: Int) {
+        entries.remove(at: index)
+        positions = nil
+        if entries.count >= Self.indexedFrom { buildIndex() }
+    }
+
+    private mutating func buildIndex() {
+        var index = [String: Int](minimumCapacity: entries.count)
+        for (i, entry) in entries.enumerated() { index[entry.key] = i }
+        positions = index
     }
 
     public var keys: [String] { entries.map(\.key) }
@@ -82,9 +110,14 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
 // MARK: - Parsing
 
 extension JSON {
+    /// At most this many keys in one object: far above any record, message or
+    /// model file ib reads, far below a line that only exists to stall a tool.
+    public static let maxKeysPerObject = 10_000
+
     /// Parses exactly one JSON value; surrounding whitespace is allowed.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(JSONParseError) -> JSON {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512,
+                             maxKeys: Int = JSON.maxKeysPerObject) throws(JSONParseError) -> JSON {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, maxKeys: maxKeys)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -104,11 +137,13 @@ extension JSON {
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    let maxKeys: Int
     var position = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxKeys: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxKeys = maxKeys
     }
 
     func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: position) }
@@ -154,8 +189,11 @@ struct JSONParser {
         var object = JSONObject()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(object) }
+        var members = 0
         while true {
             skipWhitespace()
+            members += 1
+            if members > maxKeys { throw error("too many keys in one object (more than \(maxKeys))") }
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let key = try parseString()
             skipWhitespace()

@@ -30,6 +30,8 @@ public enum IndexCommand {
 
     Options:
       --db PATH              the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+                             list, show, export, stats never create it and read it in a read-only folder;
+                             a PATH that is not a regular file, or is in a missing folder, is exit 2
       --replace              store books again even when their id is already stored
       --restructure          read page records (ib-parse BOOK | ib-index --restructure) and rebuild the
                              stored book's sections and chunks' sections; no vector is touched
@@ -133,7 +135,7 @@ public enum IndexCommand {
 
     static func list(_ c: Invocation) throws {
         guard c.positionals.isEmpty else { throw IBError.usage("list takes no arguments") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let books = try library.books()
         guard Terminal.stdoutIsTerminal else {
             for book in books { c.out.writeJSON(book.json) }
@@ -152,7 +154,7 @@ public enum IndexCommand {
 
     static func show(_ c: Invocation) throws {
         guard c.positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let book = try library.resolveBook(c.positionals[0])
         let sections = try library.sections(bookID: book.id)
         if c.args.has("json") {
@@ -233,7 +235,7 @@ public enum IndexCommand {
     }
 
     static func export(_ c: Invocation) throws {
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         var exporter = Exporter(library: library)
         exporter.missingEmbeddings = c.args.has("missing-embeddings")
         exporter.encoding = c.args.has("floats") ? .floats : .base64
@@ -243,7 +245,7 @@ public enum IndexCommand {
 
     static func stats(_ c: Invocation) throws {
         guard c.positionals.isEmpty else { throw IBError.usage("stats takes no arguments") }
-        let library = try Library.open(path: c.db)
+        let library = try Library.open(path: c.db, create: false)
         let stats: JSON
         do { stats = try library.stats() } catch { throw library.describe(error) }
         if Terminal.stdoutIsTerminal, let o = stats.objectValue {

@@ -24,6 +24,7 @@ public enum MCPCommand {
 
         Options:
           --db PATH          the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+                             never created; read-only libraries are read; not a regular file: exit 2
           --model-dir DIR    the model folder (default $IB_MODEL_DIR, else
                              $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2); loaded on
                              the first search and kept

@@ -40,6 +40,7 @@ public enum SearchCommand {
           --timeout SECONDS    the provider's idle timeout for --expand/--rerank (default 20;
                                0.001 to 3600)
           --db PATH            the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)
+                               never created; read-only libraries are read; not a regular file: exit 2
           --model-dir DIR      the model folder (default $IB_MODEL_DIR, else
                                $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
           -h, --help           this help

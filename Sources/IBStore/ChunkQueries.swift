@@ -113,6 +113,7 @@ extension Library {
     /// A read-only connection to the library at `path`, without migrating it: a
     /// search runs its full-text half on a second one, on another thread.
     public static func openForReading(path: String) throws -> Library {
-        Library(db: try Database(path: path, readOnly: true))
+        let immutable = !LibraryLocation(flag: path).isWritable && !FileSystem.exists(path + "-shm")
+        return Library(db: try Database(path: path, readOnly: true, immutable: immutable), readOnlyImmutable: immutable)
     }
 }

@@ -258,7 +258,7 @@ public final class Indexer {
         } catch let error as IBError {
             throw error
         } catch {
-            throw library.describe(error)
+            throw library.describe(error, outcome: "nothing of the current book was stored")
         }
     }
 
@@ -457,7 +457,7 @@ public final class Indexer {
                         summary.readerRecords += 1
                     }
                 }
-            } catch let error as IBError { throw error } catch { throw library.describe(error) }
+            } catch let error as IBError { throw error } catch { throw library.describe(error, outcome: "nothing of the current book was stored") }
             index += batch.count
         }
         readerRecords.removeAll()

@@ -46,29 +46,60 @@ public final class Library {
     public let db: Database
     public var path: String { db.path }
 
-    /// Opens the library at `path` (or Config.databasePath()), creating it and
-    /// its directory if needed, and migrates it.
+    /// Opens the library at `path` (or Config.databasePath()) and migrates it.
+    /// A writer (`create`) makes a new library in an existing folder (the default
+    /// location's folder is made too). A reader never creates anything: a missing
+    /// file is "no library at PATH", and a library it may not write (a read-only
+    /// file, folder or disk) opens read-only. Either way the path is checked before
+    /// SQLite sees it, so that /dev/null or a typo'd folder is refused, not used.
     public static func open(path: String? = nil, create: Bool = true) throws(IBError) -> Library {
-        let path = Config.databasePath(flag: path)
-        if !FileSystem.exists(path) {
-            guard create else { throw IBError("no library at \(path) (index a book with ib-index first)") }
-            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-                try FileSystem.createDirectories(String(path[..<slash]))
-            }
+        let location = LibraryLocation(flag: path)
+        try location.check(creating: create)
+        if create, !FileSystem.exists(location.path), location.origin == nil {
+            try FileSystem.createDirectories(location.folder)
         }
-        let db = try Database(path: path)
+        if !create && !location.isWritable {
+            return try openReadOnly(location)
+        }
+        let db = try Database(path: location.path, create: create)
         do {
             try Migrations.migrate(db)
         } catch {
-            throw Database.describe(error, path: path)
+            throw Database.describe(error, path: location.path)
         }
         return Library(db: db)
     }
 
-    public init(db: Database) { self.db = db }
+    /// A library in a folder or on a disk this process may not write: read as it
+    /// stands. With no -shm file SQLite cannot share the write-ahead log's index,
+    /// so the file is opened immutable (nothing can be writing it: nobody here may);
+    /// a non-empty log without its index would be ignored that way, so it is refused.
+    static func openReadOnly(_ location: LibraryLocation) throws(IBError) -> Library {
+        let immutable = !FileSystem.exists(location.path + "-shm")
+        if immutable && FileSystem.size(location.path + "-wal") ?? 0 > 0 {
+            throw IBError("cannot read the library \(location.path): its write-ahead log (\(location.path)-wal) was left unfinished "
+                          + "and the folder is read-only; open the library once with write access")
+        }
+        let db = try Database(path: location.path, readOnly: true, immutable: immutable)
+        do {
+            try Migrations.checkCurrent(db)
+        } catch {
+            throw Database.describe(error, path: location.path)
+        }
+        return Library(db: db, readOnlyImmutable: immutable)
+    }
+
+    /// Whether this library was opened immutable (read-only folder): a second
+    /// connection for the same search must open it the same way.
+    let immutable: Bool
+
+    public init(db: Database) { self.db = db; immutable = false }
+    init(db: Database, readOnlyImmutable: Bool) { self.db = db; immutable = readOnlyImmutable }
 
     /// Turns any error into a clear IBError naming the library.
-    public func describe(_ error: any Error) -> IBError { Database.describe(error, path: path) }
+    public func describe(_ error: any Error, outcome: String? = nil) -> IBError {
+        Database.describe(error, path: path, outcome: outcome)
+    }
 
     // MARK: meta
 

@@ -40,6 +40,16 @@ public enum Migrations {
         }
     }
 
+    /// For a library opened read-only: it must need no migration, since none can run.
+    public static func checkCurrent(_ db: Database) throws {
+        let applied = try appliedVersions(db) ?? []
+        try checkNotNewer(applied, db)
+        if let missing = all.map(\.version).filter({ !applied.contains($0) }).min() {
+            throw IBError("the library \(db.path) is read-only here and older than this ib (it lacks schema version \(missing)): "
+                          + "open it once with write access to upgrade it")
+        }
+    }
+
     /// nil when the table does not exist yet.
     static func appliedVersions(_ db: Database) throws -> Set<Int>? {
         let exists = try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") ?? 0

@@ -63,14 +63,22 @@ public final class Database {
         case sideFile(name: String, busyTimeoutMilliseconds: Int32)
     }
 
-    /// Opens (and creates unless `readOnly`) the database at `path`.
+    /// Opens (and creates unless `readOnly` or not `create`) the database at `path`.
     /// As the library: registers ibvec, sets WAL, foreign keys and the busy timeout.
-    public init(path: String, readOnly: Bool = false, create: Bool = true, setup: Setup = .library) throws(IBError) {
+    /// `immutable` (read-only only): SQLite's immutable=1, for a file nobody can be
+    /// writing, in a folder where no -shm file can be made.
+    public init(path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false,
+                setup: Setup = .library) throws(IBError) {
         self.path = path
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if readOnly && immutable {
+            flags |= SQLITE_OPEN_URI
+            name = Database.fileURI(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             if let db { sqlite3_close_v2(db) }
@@ -115,6 +123,21 @@ public final class Database {
         }
     }
 
+    /// A file: URI for `path` (relative paths stay relative), with the characters a
+    /// URI gives meaning to escaped.
+    static func fileURI(_ path: String) -> String {
+        var out = "file:"
+        for byte in path.utf8 {
+            let plain = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            out += plain ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }
+        return out
+    }
+
+    /// Whether writes will fail: opened read-only, or a file SQLite could only open so.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
@@ -128,25 +151,41 @@ public final class Database {
         return SQLiteError(code: rc, message: context.map { "\($0): \(message)" } ?? message)
     }
 
-    /// A clear message for the errors users meet: not a database, corrupt, full disk, read-only.
-    public static func describe(_ error: any Error, path: String) -> IBError {
+    /// A clear message for the errors users meet: not a database, corrupt, full disk,
+    /// read-only. `outcome`, when the caller knows it, says what was not done
+    /// ("nothing of the current book was stored"); otherwise the message says only
+    /// what failed, since a search or a status report stores nothing.
+    public static func describe(_ error: any Error, path: String, outcome: String? = nil) -> IBError {
         if let error = error as? IBError { return error }
         guard let error = error as? SQLiteError else { return IBError("\(path): \(error)") }
+        let tail = outcome.map { "; " + $0 } ?? ""
         switch error.primaryCode {
         case SQLITE_NOTADB:
             return IBError("\(path) is not an ib library (not an SQLite database, or encrypted): \(error.message)")
         case SQLITE_CORRUPT:
             return IBError("the library \(path) is corrupt (\(error.message)); restore a backup, or try `sqlite3 \(path) .recover`")
         case SQLITE_FULL:
-            return IBError("the disk holding \(path) is full (\(error.message)); nothing of the current book was stored")
+            return IBError("the disk holding \(path) is full (SQLite: \(error.message))" + tail)
         case SQLITE_IOERR:
-            return IBError("I/O error on \(path) (\(error.message)); nothing of the current book was stored")
+            return IBError("I/O error \(ioOperation(error.code)) the library \(path) (SQLite: \(error.message))" + tail)
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM:
-            return IBError("cannot write the library \(path): \(error.message)")
+            return IBError("cannot write the library \(path): \(error.message)" + tail)
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return IBError("the library \(path) stayed locked by other writers: \(error.message)")
+            return IBError("the library \(path) stayed locked by other writers: \(error.message)" + tail)
         default:
-            return IBError("\(path): \(error.message)")
+            return IBError("\(path): \(error.message)" + tail)
+        }
+    }
+
+    /// What an SQLITE_IOERR's extended code says was being done (sqlite3.h's
+    /// SQLITE_IOERR_READ = 10 | 1 << 8, and so on).
+    static func ioOperation(_ extendedCode: Int32) -> String {
+        switch extendedCode >> 8 {
+        case 1, 2: return "reading"
+        case 3, 4, 6: return "writing"
+        case 10: return "deleting a file beside"
+        case 13, 18, 19, 21: return "opening the shared-memory file of"
+        default: return "on"
         }
     }
 
