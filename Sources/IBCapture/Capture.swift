@@ -158,6 +158,17 @@ public final class CaptureEngine {
     /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
     /// `line` stands for it in messages.
     public func capture(_ c: Capture, line: String) throws -> JSON {
+        try check(c, line: line)
+        if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
+        let store = store!
+        return try store.library.db.write { () throws -> JSON in try self.write(c, line, store) }
+    }
+
+    /// Refuses what cannot be stored as written: a line not understood, a page
+    /// that is no page, text holding NUL (SQLite and C strings would cut it there).
+    func check(_ c: Capture, line: String) throws {
+        let fields = [line, c.text, c.chapter, c.book, c.author].compactMap { $0 } + c.books + c.tags
+        if fields.contains(where: { $0.utf8.contains(0) }) { throw fail("nul_in_text") }
         if c.intent == .unknown {
             let key = c.reason ?? "not_understood"
             if key.hasPrefix("empty_text:") {
@@ -171,9 +182,10 @@ public final class CaptureEngine {
             let below = bad.hasPrefix("-") || bad.allSatisfy { $0 == "0" || $0 == "零" || $0 == "〇" }
             throw fail(below ? "page_below_one" : "page_too_large", bad)
         }
-        if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
-        let store = store!
-        return try store.library.db.write { () throws -> JSON in
+    }
+
+    /// Stores a checked capture; the caller holds the write transaction.
+    func write(_ c: Capture, _ line: String, _ store: CaptureStore) throws -> JSON {
             switch c.intent {
             case .quote, .note, .question:
                 let ref = try book(for: c, createIfMissing: false)
@@ -206,7 +218,6 @@ public final class CaptureEngine {
             case .unknown:
                 throw fail("not_understood", line)
             }
-        }
     }
 
     func progress(_ c: Capture, _ store: CaptureStore) throws -> JSON {
@@ -277,20 +288,32 @@ public final class CaptureEngine {
         return .object(o)
     }
 
-    /// Plan books: each part resolved; "War" + "Peace" are joined back when "War and Peace" is a book.
+    /// The most books one plan holds; past it the plan is refused, nothing written.
+    public static let maxPlanBooks = 1000
+
+    /// Plan books, each once, in the order named: each part resolved against one
+    /// loaded list; "War" + "Peace" are joined back when "War and Peace" is a book
+    /// (runs no longer than the library's longest such title, so the work stays linear).
     func planBooks(_ c: Capture, _ store: CaptureStore) throws -> [BookSummary] {
+        var parts: [String] = []
+        var named = Set<String>()
+        for p in c.books where named.insert(TitleMatcher.normalize(p)).inserted { parts.append(p) }
+        if parts.count > Self.maxPlanBooks { throw fail("plan_too_many", String(parts.count), String(Self.maxPlanBooks)) }
+        let (_, ids, longestAndRun) = try store.matching()
         var refs: [BookSummary] = []
+        var taken = Set<String>()
+        func take(_ ref: BookSummary) { if taken.insert(ref.id).inserted { refs.append(ref) } }
         var i = 0
-        let parts = c.books
         while i < parts.count {
+            if ids.contains(parts[i]), let ref = try store.bookRef(id: parts[i]) { take(ref); i += 1; continue }
             // Longest run of parts joined with " and " that names one book exactly.
             var matched = false
             if !TextClasses.containsHan(parts[i]) {
-                var j = parts.count
+                var j = min(parts.count, i + longestAndRun)
                 while j > i + 1 {
                     let joined = parts[i..<j].joined(separator: " and ")
                     if case .book(let ref) = try store.resolve(joined), TitleMatcher.normalize(ref.title).contains(TitleMatcher.normalize(joined)) {
-                        refs.append(ref); i = j; matched = true; break
+                        take(ref); i = j; matched = true; break
                     }
                     j -= 1
                 }
@@ -298,7 +321,7 @@ public final class CaptureEngine {
             if matched { continue }
             var single = c
             single.book = parts[i]
-            refs.append(try book(for: single, createIfMissing: false))
+            take(try book(for: single, createIfMissing: false))
             i += 1
         }
         return refs

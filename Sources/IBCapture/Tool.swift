@@ -52,6 +52,10 @@ public enum CaptureTool {
         they have several, the current book wins when it is one of them (stderr
         says so), otherwise the line is ambiguous (exit 3).
 
+        An ambiguous line waits in the library for an hour; a next line that is only
+        a candidate's number, title or author settles the newest line it fits,
+        once. A line holding a NUL byte is refused (exit 1), never stored cut short.
+
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
@@ -96,6 +100,10 @@ public enum CaptureTool {
         都会报错并指出该页码，不写入任何内容。只写作者名（摘录 第9页 Dostoevsky：…）
         时使用该作者唯一的书；若有多本，当前在读的书是其中之一时使用它（并在标准
         错误中说明），否则视为有歧义（退出码 3）。
+
+        有歧义的一行在书库中保留一小时；下一行只写候选的序号、书名或作者时，用于
+        它所符合的最新一行，且只用一次。含有 NUL 字节的一行会被拒绝（退出码 1），
+        不会被截断保存。
 
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
         3 书名或作者有歧义（未写入任何内容，列出候选）。
@@ -227,45 +235,6 @@ public enum CaptureTool {
         try CaptureStore.open(path: path)
     }
 
-    /// Where an ambiguous line waits for the line that settles it.
-    static var pendingPath: String { Config.cacheDirectory + "/capture-pending.json" }
-
-    static func savePending(_ engine: CaptureEngine, line: String, candidates: [String]) {
-        guard let store = engine.store else { return }
-        let json: JSON = ["db": .string(store.library.path), "line": .string(line), "candidates": JSON(candidates),
-                          "at": .number(engine.options.now)]
-        _ = try? FileSystem.createDirectories(Config.cacheDirectory)
-        let tmp = pendingPath + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let bytes = Array((json.serialized + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        rename(tmp, pendingPath)
-    }
-
-    static func clearPending() { if FileSystem.exists(pendingPath) { unlink(pendingPath) } }
-
-    /// A line that only names one of the candidates of the last ambiguous line
-    /// (its title, an author, or its number): the pending line and the chosen book.
-    static func settle(_ engine: CaptureEngine, _ line: String) throws -> (String, String)? {
-        guard let store = engine.store, FileSystem.exists(pendingPath),
-              let text = try? FileSystem.readText(pendingPath), let json = try? JSON.parse(text),
-              json["db"]?.stringValue == store.library.path, let pending = json["line"]?.stringValue,
-              let at = json["at"]?.doubleValue, engine.options.now - at < 3600, engine.options.now >= at,
-              let ids = json["candidates"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else { return nil }
-        let t = Text.strip(line)
-        if let n = Int(t), n >= 1, n <= ids.count { return (pending, ids[n - 1]) }
-        let refs = try ids.compactMap { try store.bookRef(id: $0) }
-        if let id = ids.first(where: { $0 == t }) { return (pending, id) }
-        let matcher = TitleMatcher(refs.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
-        if let m = matcher.match(t).unique { return (pending, m.id) }
-        let key = TitleMatcher.normalize(t)
-        let byAuthor = refs.filter { r in !key.isEmpty && r.authors.contains { TitleMatcher.normalize($0).contains(key) } }
-        if byAuthor.count == 1 { return (pending, byAuthor[0].id) }
-        return nil
-    }
-
     /// --image: the quote read from a photo (see ImageCapture), with the book, page and tags the
     /// line names (the page printed on the photo when the line gives none).
     static func captureImage(_ engine: CaptureEngine, _ path: String, line: String, words: String?, yes: Bool,
@@ -315,7 +284,6 @@ public enum CaptureTool {
                 o["page_from_image"] = .bool(c.page != nil && c.page == printed)
                 record = .object(o)
             }
-            if !engine.options.dryRun { clearPending() }
             out.writeJSON(record)
             return record
         } catch let f as CaptureFailure {
@@ -408,20 +376,18 @@ public enum CaptureTool {
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
         do {
             var record: JSON
-            if !engine.options.dryRun, engine.parser.parse(line).intent == .unknown, let (pending, id) = try settle(engine, line) {
-                engine.forcedBookID = id
-                defer { engine.forcedBookID = nil }
-                record = try engine.capture(pending)
+            if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
+                record = settled
             } else {
                 record = try engine.capture(line)
             }
-            if !engine.options.dryRun { clearPending() }
             out.writeJSON(record)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
             if f.error.code == .ambiguous, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
-                savePending(engine, line: line, candidates: ids)
+                // The ambiguity is the answer; a line that could not be kept for later is said beside it.
+                do { try engine.savePending(line: line, candidates: ids) } catch { printError("ib-capture: \(error)") }
             }
             throw f.error
         } catch let e as IBError {
