@@ -10,6 +10,8 @@ public struct CaptureOptions: Sendable {
     public var ask = false
     public var now: Double = Timestamp.now()
     public var today: Day? = nil
+    /// Finishing the current book without naming it ("done") is allowed.
+    public var yes = false
     public init() {}
 }
 
@@ -152,7 +154,12 @@ public final class CaptureEngine {
 
     /// Parses, resolves and stores one line; returns the record.
     public func capture(_ line: String) throws -> JSON {
-        try capture(parser.parse(line), line: line)
+        let c = parser.parse(line)
+        // "done" alone would finish whatever book is current and lift its spoiler limit.
+        if c.intent == .progress, c.finished, c.book == nil, forcedBookID == nil, !options.yes {
+            throw fail("finish_needs_book")
+        }
+        return try capture(c, line: line)
     }
 
     /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
@@ -179,9 +186,17 @@ public final class CaptureEngine {
         }
         // "p. -3", "p. 0": no such page; the capture is refused, not stored without it.
         if let bad = c.badPage {
+            if let key = c.badPageKey { throw fail(key, bad) }
             let below = bad.hasPrefix("-") || bad.allSatisfy { $0 == "0" || $0 == "零" || $0 == "〇" }
             throw fail(below ? "page_below_one" : "page_too_large", bad)
         }
+        try checkCounts(c)
+    }
+
+    /// Counts that are no count: "-5 pages" (a page count), "read -5 pages".
+    func checkCounts(_ c: Capture) throws {
+        if let n = c.pageCount, n < 1 { throw fail("page_count_below_one", String(n)) }
+        if let n = c.pagesRead, n < 0 { throw fail("pages_read_negative", String(n)) }
     }
 
     /// Stores a checked capture; the caller holds the write transaction.
@@ -200,7 +215,8 @@ public final class CaptureEngine {
                                            kind: c.intent == .question ? "question" : "note", tags: c.tags, now: nowText)
                     o = base(c.intent.rawValue, ref)
                 }
-                try store.touch(ref.id, state: nil, now: nowText)
+                // A quote, note or question does not make its book the current one:
+                // only a progress line or "Reading X" does.
                 o["id"] = JSON(id)
                 o["text"] = .string(c.text ?? "")
                 o["page"] = JSON(c.page)
@@ -245,7 +261,9 @@ public final class CaptureEngine {
         if ref.pageCount > 0 && page > ref.pageCount {
             throw fail("page_past_end", ref.title, String(ref.pageCount), String(page))
         }
-        let pagesRead = c.pagesRead ?? max(0, page - old)
+        // The first position given for a book says where the reader is, not what was read today.
+        let firstPosition = try kind == "page" && !store.records.hasReadingEvents(bookID: ref.id)
+        let pagesRead = c.pagesRead ?? (firstPosition ? 0 : max(0, page - old))
         let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: nowText)
         try store.setPosition(ref.id, page, now: nowText)
         let finished = c.finished || (ref.pageCount > 0 && page >= ref.pageCount)

@@ -19,6 +19,8 @@ public struct Capture: Sendable, Equatable {
     /// A page reference whose number is no page (below 1, or too large to be
     /// one), as written: "-3", "0". The capture is refused, never stored without it.
     public var badPage: String? = nil
+    /// Why `badPage` is no page (a message key); nil: below 1 or too large, by its value.
+    public var badPageKey: String? = nil
     public var pageEnd: Int? = nil
     /// progress: pages read (a delta).
     public var pagesRead: Int? = nil
@@ -44,6 +46,7 @@ public struct Capture: Sendable, Equatable {
     /// progress) the last page alone.
     mutating func setPage(_ f: CaptureParser.Found, reached: Bool = false) {
         badPage = f.bad
+        badPageKey = f.badKey
         if f.bad != nil { page = nil; pageEnd = nil; return }
         if reached { page = f.end ?? f.value } else { page = f.value; pageEnd = f.end }
     }

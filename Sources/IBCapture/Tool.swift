@@ -38,8 +38,10 @@ public enum CaptureTool {
                            gets a book event; several are listed (name one); an
                            unknown one is added with --create
           --text WORDS     with --image: words from the passage to quote
-          --yes            with --image: save even a low-confidence read (else the
-                           candidates are listed, nothing saved, exit 1)
+          --yes            finish the current book on a line that does not name it
+                           ("done"; else refused, exit 1); with --image: save even a
+                           low-confidence read (else the candidates are listed,
+                           nothing saved, exit 1)
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
@@ -88,8 +90,9 @@ public enum CaptureTool {
                            很少）：照片上书库中的书记为一条书籍记录；有多本时列出（请
                            写明是哪一本）；书库中没有的书加上 --create 添加
           --text 词语      与 --image 一起使用：摘录段落中的词语
-          --yes            与 --image 一起使用：置信度低时也保存（否则列出候选、
-                           不保存，退出码 1）
+          --yes            没有写书名的“读完了”（done）也读完当前在读的书（否则拒绝，
+                           退出码 1）；与 --image 一起使用：置信度低时也保存（否则
+                           列出候选、不保存，退出码 1）
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
@@ -127,6 +130,7 @@ public enum CaptureTool {
         opts.json = args.has("json")
         opts.create = args.has("create")
         opts.ask = args.has("ask")
+        opts.yes = args.has("yes")
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
@@ -165,7 +169,7 @@ public enum CaptureTool {
             return
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
-        if args.value("image") == nil && (args.value("text") != nil || args.has("yes")) { throw IBError.usage(Messages.text("image_usage")) }
+        if args.value("image") == nil && args.value("text") != nil { throw IBError.usage(Messages.text("image_usage")) }
         if let image = args.value("image") {
             if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
             let line = positionals.joined(separator: " ")
