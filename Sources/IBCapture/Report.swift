@@ -217,7 +217,10 @@ public enum Exporter {
         return order.compactMap { byBook[$0] }.sorted { $0.title.lowercased() < $1.title.lowercased() }
     }
 
-    public static func export(_ store: CaptureStore, format: String, to out: OutputStream) throws {
+    /// `forTerminal`: markdown and CSV show control characters as escapes (see
+    /// TerminalText); JSON always keeps the exact text.
+    public static func export(_ store: CaptureStore, format: String, to out: OutputStream, forTerminal: Bool = false) throws {
+        let shown = { (s: String) -> String in forTerminal ? TerminalText.safe(s) : s }
         let gs = try groups(store)
         switch format {
         case "json":
@@ -265,7 +268,7 @@ public enum Exporter {
                 }
                 s += "\n"
             }
-            out.write(s)
+            out.write(shown(s))
         case "csv":
             out.write("Highlight,Title,Author,Note,Location,Location Type,Date\n")
             for g in gs {
@@ -276,7 +279,7 @@ public enum Exporter {
                     let date = i.date.count >= 19 ? String(i.date.prefix(10)) + " " + String(i.date.dropFirst(11).prefix(8)) : i.date
                     let fields = [i.text, g.title, g.authors.joined(separator: ", "), note, i.page.map(String.init) ?? "",
                                   i.page == nil ? "" : "page", date]
-                    out.write(fields.map(csvField).joined(separator: ",") + "\n")
+                    out.write(shown(fields.map(csvField).joined(separator: ",")) + "\n")
                 }
             }
         default:

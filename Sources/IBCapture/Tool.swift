@@ -58,6 +58,9 @@ public enum CaptureTool {
         a candidate's number, title or author settles the newest line it fits,
         once. A line holding a NUL byte is refused (exit 1), never stored cut short.
 
+        On a terminal, status and export show control characters in captured text
+        as escapes (\x1B); piped, and as JSON, the text is exact.
+
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
@@ -108,6 +111,9 @@ public enum CaptureTool {
         它所符合的最新一行，且只用一次。含有 NUL 字节的一行会被拒绝（退出码 1），
         不会被截断保存。
 
+        在终端上，status 和 export 把记录文字中的控制字符显示为转义（\x1B）；
+        通过管道输出或以 JSON 输出时保持原文。
+
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
         3 书名或作者有歧义（未写入任何内容，列出候选）。
         消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
@@ -155,12 +161,17 @@ public enum CaptureTool {
                 switch format {
                 case "json": out.writeJSON(s)
                 case "waybar": out.writeJSON(StatusReport.waybar(s))
-                default: for l in StatusReport.lines(s) { out.write(l + "\n") }
+                default:
+                    // On a terminal, captured text cannot steer it (escape sequences shown, not run).
+                    let terminal = Terminal.stdoutIsTerminal
+                    let shown = { (s: String) -> String in terminal ? TerminalText.safe(s) : s }
+                    for l in StatusReport.lines(s) { out.write(shown(l) + "\n") }
                 }
             case "export":
                 guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
                 guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
-                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out)
+                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out,
+                                    forTerminal: Terminal.stdoutIsTerminal)
             default:
                 guard positionals.count == 1 else { throw IBError.usage(Messages.text("import_usage")) }
                 let (n, skipped) = try Exporter.importCSV(store, path: positionals[0], now: Timestamp.iso8601(opts.now))

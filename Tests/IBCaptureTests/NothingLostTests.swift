@@ -132,4 +132,33 @@ final class NothingLostTests: XCTestCase {
         XCTAssertTrue(f?.error.message.contains("at most 1000") == true, f?.error.message ?? "")
         XCTAssertEqual(try count("SELECT count(*) FROM reading_plans"), 1)
     }
+
+    /// What `export` writes to a file, for a terminal or not.
+    func exported(_ format: String, forTerminal: Bool) throws -> String {
+        let file = dir + "/export-\(format)-\(forTerminal)"
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let out = OutputStream(fd: fd)
+        try Exporter.export(try CaptureStore.open(path: path), format: format, to: out, forTerminal: forTerminal)
+        out.flush()
+        close(fd)
+        return try FileSystem.readText(file)
+    }
+
+    func testControlCharactersAreShownNotRunOnATerminal() throws {
+        let e = try engine()
+        _ = try e.capture("Reading Meditations by Marcus Aurelius")
+        _ = try e.capture("Quote p. 5: \"red \u{1B}[31mALERT\u{1B}]0;owned\u{07} \u{9B}2J end\"")
+        for format in ["markdown", "csv"] {
+            let shown = try exported(format, forTerminal: true)
+            XCTAssertFalse(shown.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, format)
+            XCTAssertTrue(shown.contains("\\x1B[31mALERT"), shown)
+            XCTAssertTrue(shown.contains("\\u{9B}2J"), shown)
+        }
+        // JSON keeps the exact text (escaped by JSON); so does a pipe.
+        let json = try exported("json", forTerminal: true)
+        XCTAssertTrue(json.contains("\\u001b[31mALERT") || json.contains("\\u001B[31mALERT"), json)
+        XCTAssertTrue(try exported("markdown", forTerminal: false).unicodeScalars.contains { $0.value == 0x1B })
+        // Status lines go through the same filter.
+        XCTAssertEqual(TerminalText.safe("a\u{1B}b\tc\nd\u{202E}"), "a\\x1Bb\tc\nd\\u{202E}")
+    }
 }
