@@ -59,7 +59,7 @@ public enum CaptureTool {
         once. A line holding a NUL byte is refused (exit 1), never stored cut short.
 
         On a terminal, status and export show control characters in captured text
-        as escapes (\x1B); piped, and as JSON, the text is exact.
+        as escapes (\\x1B); piped, and as JSON, the text is exact.
 
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed).
@@ -111,7 +111,7 @@ public enum CaptureTool {
         它所符合的最新一行，且只用一次。含有 NUL 字节的一行会被拒绝（退出码 1），
         不会被截断保存。
 
-        在终端上，status 和 export 把记录文字中的控制字符显示为转义（\x1B）；
+        在终端上，status 和 export 把记录文字中的控制字符显示为转义（\\x1B）；
         通过管道输出或以 JSON 输出时保持原文。
 
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
