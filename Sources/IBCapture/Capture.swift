@@ -264,7 +264,9 @@ public final class CaptureEngine {
         // The first position given for a book says where the reader is, not what was read today.
         let firstPosition = try kind == "page" && !store.records.hasReadingEvents(bookID: ref.id)
         let pagesRead = c.pagesRead ?? (firstPosition ? 0 : max(0, page - old))
-        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: nowText)
+        // "read 30 pages yesterday" counts on yesterday's date (at noon, local time).
+        let at = c.daysAgo.map { StatusReport.noon(today.adding(days: -$0)) } ?? nowText
+        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: at)
         try store.setPosition(ref.id, page, now: nowText)
         let finished = c.finished || (ref.pageCount > 0 && page >= ref.pageCount)
         try store.touch(ref.id, state: finished ? "finished" : nil, now: nowText)
@@ -278,7 +280,7 @@ public final class CaptureEngine {
         o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
         o["percent"] = StatusReport.percent(page, of: ref.pageCount)
         o["finished"] = .bool(finished)
-        o["created_at"] = .string(nowText)
+        o["created_at"] = .string(at)
         return .object(o)
     }
 

@@ -30,6 +30,8 @@ public struct Capture: Sendable, Equatable {
     public var chapter: String? = nil
     /// progress: the book was finished.
     public var finished = false
+    /// progress: how many days ago the reading was ("yesterday", "昨天": 1); nil: today.
+    public var daysAgo: Int? = nil
     /// plan: the due date.
     public var due: Day? = nil
     /// plan: a daily goal ("30 pages a day").
@@ -67,6 +69,7 @@ public struct Capture: Sendable, Equatable {
         if let percent { parts.append("percent=\(percent)") }
         if let chapter { parts.append("chapter=\(chapter)") }
         if finished { parts.append("finished") }
+        if let daysAgo { parts.append("days_ago=\(daysAgo)") }
         if let due { parts.append("due=\(due)") }
         if let dailyPages { parts.append("daily=\(dailyPages)") }
         if !tags.isEmpty { parts.append("tags=\(tags.joined(separator: ","))") }

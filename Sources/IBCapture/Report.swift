@@ -22,6 +22,15 @@ public enum StatusReport {
         return Timestamp.iso8601(Double(t))
     }
 
+    /// Local noon of `day` as an ISO-8601 UTC timestamp (an event dated that day).
+    static func noon(_ day: Day) -> String {
+        var parts = tm()
+        parts.tm_year = Int32(day.year - 1900); parts.tm_mon = Int32(day.month - 1); parts.tm_mday = Int32(day.day)
+        parts.tm_hour = 12
+        parts.tm_isdst = -1
+        return Timestamp.iso8601(Double(mktime(&parts)))
+    }
+
     static func localDay(_ iso: String) -> Day? {
         guard let s = Timestamp.parse(iso) else { return nil }
         return Day(seconds: s)

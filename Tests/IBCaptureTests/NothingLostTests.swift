@@ -161,4 +161,25 @@ final class NothingLostTests: XCTestCase {
         // Status lines go through the same filter.
         XCTAssertEqual(TerminalText.safe("a\u{1B}b\tc\nd\u{202E}"), "a\\x1Bb\tc\nd\\u{202E}")
     }
+
+    func testYesterdaysReadingIsDatedYesterday() throws {
+        let e = try engine()
+        _ = try e.capture("Reading Moby Dick by Herman Melville")
+        let r = try e.capture("read 30 pages yesterday")
+        XCTAssertEqual(StatusReport.localDay(r["created_at"]?.stringValue ?? ""), Day(iso: "2026-11-21"), r.serialized)
+        XCTAssertEqual(try e.capture("昨天读了20页")["created_at"], r["created_at"])
+        let status = try StatusReport.build(try CaptureStore.open(path: path), today: Day(iso: "2026-11-22")!, privateMode: false)
+        XCTAssertEqual(status["pages_today"]?.intValue, 0, status.serialized)
+        XCTAssertEqual(try e.capture("read 5 pages")["created_at"]?.stringValue?.hasPrefix("2026-11-22"), true)
+    }
+
+    func testAnEnglishLineWithABracketedTitleIsAQuote() throws {
+        let e = try engine()
+        _ = try e.capture("Reading The Adventures of Sherlock Holmes, 300 pages")
+        _ = try e.capture("on page 120")
+        let r = try e.capture("Quote p. 3 of 《sherlock》: \"x\"")
+        XCTAssertEqual(r["type"], "quote", r.serialized)
+        XCTAssertEqual(r["page"]?.intValue, 3)
+        XCTAssertEqual(try count("SELECT current_page FROM books"), 120, "the position stays")
+    }
 }
