@@ -61,6 +61,28 @@ public final class CaptureEngine {
         return .object(o)
     }
 
+    /// --dry-run: the parse, and (when a library is at hand) the book the capture
+    /// would go to (book_id, book_title; null when none matches). Writes nothing.
+    func dryRun(_ c: Capture) throws -> JSON {
+        var record = CaptureEngine.dryRunRecord(c)
+        guard let store, [.quote, .note, .question, .progress].contains(c.intent), case .object(var o) = record else { return record }
+        var ref: BookSummary? = nil
+        if let id = forcedBookID { ref = try store.bookRef(id: id) }
+        else if let name = c.book {
+            switch try store.resolve(name, author: c.author) {
+            case .book(let r): ref = r
+            case .ambiguous(let q, let ms): throw try ambiguity(q, ms)
+            case .none: ref = nil
+            }
+        } else {
+            ref = try store.currentBook()
+        }
+        o["book_id"] = JSON(ref?.id)
+        o["book_title"] = JSON(ref?.title)
+        record = .object(o)
+        return record
+    }
+
     func fail(_ key: String, _ args: String..., code: ExitCode = .failure) -> CaptureFailure {
         CaptureFailure(error: IBError(Messages.text(key, arguments: args, language: Messages.current), code: code), json: nil)
     }
@@ -166,7 +188,8 @@ public final class CaptureEngine {
     /// `line` stands for it in messages.
     public func capture(_ c: Capture, line: String) throws -> JSON {
         try check(c, line: line)
-        if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
+        if options.dryRun { return try dryRun(c) }
+        if store == nil { return CaptureEngine.dryRunRecord(c) }
         let store = store!
         return try store.library.db.write { () throws -> JSON in try self.write(c, line, store) }
     }

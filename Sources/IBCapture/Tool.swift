@@ -26,7 +26,8 @@ public enum CaptureTool {
 
         Options:
           --db PATH        the library (default: $IB_DB, then $XDG_DATA_HOME/ib/library.db)
-          --dry-run        parse only; print the parse, store nothing (no library needed)
+          --dry-run        parse only; print the parse, store nothing (no library needed;
+                           with one, the record names the book: book_id, book_title)
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
@@ -83,7 +84,8 @@ public enum CaptureTool {
 
         选项：
           --db 路径        书库（默认：$IB_DB，然后 $XDG_DATA_HOME/ib/library.db）
-          --dry-run        只解析并输出解析结果，不保存（不需要书库）
+          --dry-run        只解析并输出解析结果，不保存（不需要书库；有书库时，记录中
+                           写明会用哪本书：book_id、book_title）
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
@@ -190,7 +192,8 @@ public enum CaptureTool {
             _ = try captureImage(engine, image, line: line, words: args.value("text"), yes: args.has("yes"), out)
             return
         }
-        let store = opts.dryRun ? nil : try openStore(db)
+        // --dry-run reads an existing library to name the book; it never creates one.
+        let store = opts.dryRun ? (FileSystem.exists(Config.databasePath(flag: db)) ? try openStore(db) : nil) : try openStore(db)
         if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {

@@ -182,4 +182,16 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(r["page"]?.intValue, 3)
         XCTAssertEqual(try count("SELECT current_page FROM books"), 120, "the position stays")
     }
+
+    func testDryRunNamesTheBookItWouldUse() throws {
+        _ = try engine("2026-11-22T10:00:00Z").capture("Reading Meditations by Marcus Aurelius")
+        _ = try engine("2026-11-22T10:01:00Z").capture("Want to read Dracula by Bram Stoker")
+        var o = CaptureOptions()
+        o.now = Timestamp.parse("2026-11-22T10:02:00Z")!
+        o.dryRun = true
+        let e = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
+        XCTAssertEqual(try e.capture("Quote p. 3: \"x\"")["book_title"], "Meditations")
+        XCTAssertEqual(try e.capture("Note about Dracula: y")["book_title"], "Dracula")
+        XCTAssertEqual(try count("SELECT count(*) FROM quotes") + count("SELECT count(*) FROM notes"), 0, "a dry run writes nothing")
+    }
 }
