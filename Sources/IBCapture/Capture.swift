@@ -205,6 +205,9 @@ public final class CaptureEngine {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
+            if key == "two_readings", c.readings.count == 2 {
+                throw fail("two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
+            }
             throw fail(key == "empty" ? "empty" : "not_understood", TextClasses.trim(line))
         }
         // "p. -3", "p. 0": no such page; the capture is refused, not stored without it.

@@ -136,16 +136,20 @@ extension CaptureParser {
     /// exponent, other scripts' digits), starting at `start`; nil when it is plain
     /// digits (followed by f/ff or a non-letter) or no number at all.
     static func oddNumber(_ chars: [Character], _ lower: [Character], _ start: Int, _ digitsEnd: Int) -> Range<Int>? {
+        // Part of a number as written: ASCII letters (0x10, 1e3), digits of any script, + and ^.
+        func numberish(_ c: Character) -> Bool {
+            (c.isASCII && (c.isLetter || c.isNumber)) || c == "+" || c == "^" || (c.isNumber && !ChineseNumber.isNumeral(c) && c.wholeNumberValue != nil)
+        }
         guard start < lower.count else { return nil }
         if digitsEnd == start {
-            guard lower[start].isNumber, !ChineseNumber.isNumeral(lower[start]) else { return nil }
+            guard lower[start].wholeNumberValue != nil, !lower[start].isASCII, !ChineseNumber.isNumeral(lower[start]) else { return nil }
         } else {
-            guard digitsEnd < lower.count, lower[digitsEnd].isLetter || lower[digitsEnd].isNumber else { return nil }
-            let tail = String(lower[digitsEnd...].prefix { $0.isLetter })
+            guard digitsEnd < lower.count, numberish(lower[digitsEnd]), lower[digitsEnd] != "+", lower[digitsEnd] != "^" else { return nil }
+            let tail = String(lower[digitsEnd...].prefix { $0.isASCII && $0.isLetter })
             if tail == "f" || tail == "ff" { return nil }
         }
         var end = start
-        while end < lower.count, lower[end].isLetter || lower[end].isNumber || lower[end] == "+" || lower[end] == "^" { end += 1 }
+        while end < lower.count, numberish(lower[end]) { end += 1 }
         return start..<end
     }
 

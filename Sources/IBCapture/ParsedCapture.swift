@@ -39,6 +39,8 @@ public struct Capture: Sendable, Equatable {
     public var tags: [String] = []
     /// "en" or "zh": the language of the line.
     public var language = "en"
+    /// unknown (two_readings): each way the line can be read, as `summary`.
+    public var readings: [String] = []
     /// unknown: why (a message key).
     public var reason: String? = nil
 

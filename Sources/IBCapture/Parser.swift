@@ -26,6 +26,11 @@ public struct CaptureParser: Sendable {
             capture = c
         } else if zh, let c = parseChinese(body) {
             capture = c
+            // A mixed line both grammars read, as different things: refused with both readings.
+            if let e = parseEnglish(body), e.intent != .unknown, c.intent != .unknown, e.intent != c.intent {
+                capture = unknown("two_readings", "zh")
+                capture.readings = [c.summary, e.summary]
+            }
         } else if let c = parseEnglish(body) {
             capture = c
         } else if let c = parseChinese(body) {

@@ -63,7 +63,8 @@ public enum CaptureTool {
         as escapes (\\x1B); piped, and as JSON, the text is exact.
 
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
-        2 usage, 3 ambiguous book or author (nothing written; candidates listed).
+        2 usage, 3 ambiguous book or author (nothing written; candidates listed),
+        or a mixed-language line that reads two ways (both readings shown).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
         """
 
@@ -117,7 +118,7 @@ public enum CaptureTool {
         通过管道输出或以 JSON 输出时保持原文。
 
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
-        3 书名或作者有歧义（未写入任何内容，列出候选）。
+        3 书名或作者有歧义（未写入任何内容，列出候选），或中英混写的一行有两种理解（列出两种理解）。
         消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
         """
 

@@ -194,4 +194,17 @@ final class NothingLostTests: XCTestCase {
         XCTAssertEqual(try e.capture("Note about Dracula: y")["book_title"], "Dracula")
         XCTAssertEqual(try count("SELECT count(*) FROM quotes") + count("SELECT count(*) FROM notes"), 0, "a dry run writes nothing")
     }
+
+    func testALineReadTwoWaysIsRefusedWithBoth() throws {
+        let e = try engine()
+        _ = try e.capture("Reading Meditations by Marcus Aurelius")
+        for line in ["Note: 读了20页", "Quote 第3页: \"x\""] {
+            let f = refusal(e, line)
+            XCTAssertEqual(f?.error.code, .ambiguous, line)
+            XCTAssertTrue(f?.error.message.contains("progress book=") == true && f?.error.message.contains("|") == true,
+                          f?.error.message ?? "")
+        }
+        XCTAssertEqual(try count("SELECT count(*) FROM progress_events WHERE kind != 'started'"), 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM notes") + count("SELECT count(*) FROM quotes"), 0)
+    }
 }
