@@ -151,7 +151,7 @@ complete -c ib-capture -l create -d 'add a book that is not in the library inste
 complete -c ib-capture -l ask -d 'forward a question to ib-ask (exec ib-ask --book ID QUESTION'
 complete -c ib-capture -l image -r -F -d 'a quote from a photo of the page (OCR by ib-parse): the'
 complete -c ib-capture -l text -x -d 'with --image: words from the passage to quote'
-complete -c ib-capture -l yes -d 'with --image: save even a low-confidence read (else the'
+complete -c ib-capture -l yes -d 'finish the current book on a line that does not name it'
 complete -c ib-capture -l today -x -d 'take DATE (YYYY-MM-DD) as today, for relative dates (also $I'
 complete -c ib-capture -l now -x -d 'take TIME (ISO-8601) as now, for timestamps (testing)'
 complete -c ib-capture -l format -x -a 'text json waybar markdown csv' -d 'status: text, json, waybar'

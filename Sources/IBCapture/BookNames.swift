@@ -77,8 +77,10 @@ extension CaptureParser {
             if let i = Text.find(Array(kw), in: lower) {
                 var j = i
                 while j > 0, Text.isDigit(lower[j - 1]) { j -= 1 }
-                if j < i, let n = Text.int(String(chars[j..<i])) {
+                if j < i, var n = Text.int(String(chars[j..<i])) {
                     var a = j
+                    // "-5 pages": kept negative so the capture is refused, never stored as 5.
+                    if a > 0, SharedLexicon.minusSigns.contains(chars[a - 1]) { n = -n; a -= 1 }
                     if a > 0, chars[a - 1] == ChineseLexicon.pageCountPrefix { a -= 1 }
                     let after = i + kw.count
                     if after < lower.count && lower[after].isLetter && kw != String(ChineseLexicon.page) { continue }

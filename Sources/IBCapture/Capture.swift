@@ -10,6 +10,8 @@ public struct CaptureOptions: Sendable {
     public var ask = false
     public var now: Double = Timestamp.now()
     public var today: Day? = nil
+    /// Finishing the current book without naming it ("done") is allowed.
+    public var yes = false
     public init() {}
 }
 
@@ -57,6 +59,28 @@ public final class CaptureEngine {
         o["language"] = .string(c.language)
         if let r = c.reason { o["reason"] = .string(r) }
         return .object(o)
+    }
+
+    /// --dry-run: the parse, and (when a library is at hand) the book the capture
+    /// would go to (book_id, book_title; null when none matches). Writes nothing.
+    func dryRun(_ c: Capture) throws -> JSON {
+        var record = CaptureEngine.dryRunRecord(c)
+        guard let store, [.quote, .note, .question, .progress].contains(c.intent), case .object(var o) = record else { return record }
+        var ref: BookSummary? = nil
+        if let id = forcedBookID { ref = try store.bookRef(id: id) }
+        else if let name = c.book {
+            switch try store.resolve(name, author: c.author) {
+            case .book(let r): ref = r
+            case .ambiguous(let q, let ms): throw try ambiguity(q, ms)
+            case .none: ref = nil
+            }
+        } else {
+            ref = try store.currentBook()
+        }
+        o["book_id"] = JSON(ref?.id)
+        o["book_title"] = JSON(ref?.title)
+        record = .object(o)
+        return record
     }
 
     func fail(_ key: String, _ args: String..., code: ExitCode = .failure) -> CaptureFailure {
@@ -152,28 +176,57 @@ public final class CaptureEngine {
 
     /// Parses, resolves and stores one line; returns the record.
     public func capture(_ line: String) throws -> JSON {
-        try capture(parser.parse(line), line: line)
+        let c = parser.parse(line)
+        // "done" alone would finish whatever book is current and lift its spoiler limit.
+        if c.intent == .progress, c.finished, c.book == nil, forcedBookID == nil, !options.yes {
+            throw fail("finish_needs_book")
+        }
+        return try capture(c, line: line)
     }
 
     /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
     /// `line` stands for it in messages.
     public func capture(_ c: Capture, line: String) throws -> JSON {
+        try check(c, line: line)
+        if options.dryRun { return try dryRun(c) }
+        if store == nil { return CaptureEngine.dryRunRecord(c) }
+        let store = store!
+        return try store.library.db.write { () throws -> JSON in try self.write(c, line, store) }
+    }
+
+    /// Refuses what cannot be stored as written: a line not understood, a page
+    /// that is no page, text holding NUL (SQLite and C strings would cut it there).
+    func check(_ c: Capture, line: String) throws {
+        let fields = [line, c.text, c.chapter, c.book, c.author].compactMap { $0 } + c.books + c.tags
+        if fields.contains(where: { $0.utf8.contains(0) }) { throw fail("nul_in_text") }
         if c.intent == .unknown {
             let key = c.reason ?? "not_understood"
             if key.hasPrefix("empty_text:") {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
+            if key == "two_readings", c.readings.count == 2 {
+                throw fail("two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
+            }
             throw fail(key == "empty" ? "empty" : "not_understood", TextClasses.trim(line))
         }
         // "p. -3", "p. 0": no such page; the capture is refused, not stored without it.
         if let bad = c.badPage {
+            if let key = c.badPageKey { throw fail(key, bad) }
             let below = bad.hasPrefix("-") || bad.allSatisfy { $0 == "0" || $0 == "零" || $0 == "〇" }
             throw fail(below ? "page_below_one" : "page_too_large", bad)
         }
-        if options.dryRun || store == nil { return CaptureEngine.dryRunRecord(c) }
-        let store = store!
-        return try store.library.db.write { () throws -> JSON in
+        try checkCounts(c)
+    }
+
+    /// Counts that are no count: "-5 pages" (a page count), "read -5 pages".
+    func checkCounts(_ c: Capture) throws {
+        if let n = c.pageCount, n < 1 { throw fail("page_count_below_one", String(n)) }
+        if let n = c.pagesRead, n < 0 { throw fail("pages_read_negative", String(n)) }
+    }
+
+    /// Stores a checked capture; the caller holds the write transaction.
+    func write(_ c: Capture, _ line: String, _ store: CaptureStore) throws -> JSON {
             switch c.intent {
             case .quote, .note, .question:
                 let ref = try book(for: c, createIfMissing: false)
@@ -188,7 +241,8 @@ public final class CaptureEngine {
                                            kind: c.intent == .question ? "question" : "note", tags: c.tags, now: nowText)
                     o = base(c.intent.rawValue, ref)
                 }
-                try store.touch(ref.id, state: nil, now: nowText)
+                // A quote, note or question does not make its book the current one:
+                // only a progress line or "Reading X" does.
                 o["id"] = JSON(id)
                 o["text"] = .string(c.text ?? "")
                 o["page"] = JSON(c.page)
@@ -206,7 +260,6 @@ public final class CaptureEngine {
             case .unknown:
                 throw fail("not_understood", line)
             }
-        }
     }
 
     func progress(_ c: Capture, _ store: CaptureStore) throws -> JSON {
@@ -234,8 +287,12 @@ public final class CaptureEngine {
         if ref.pageCount > 0 && page > ref.pageCount {
             throw fail("page_past_end", ref.title, String(ref.pageCount), String(page))
         }
-        let pagesRead = c.pagesRead ?? max(0, page - old)
-        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: nowText)
+        // The first position given for a book says where the reader is, not what was read today.
+        let firstPosition = try kind == "page" && !store.records.hasReadingEvents(bookID: ref.id)
+        let pagesRead = c.pagesRead ?? (firstPosition ? 0 : max(0, page - old))
+        // "read 30 pages yesterday" counts on yesterday's date (at noon, local time).
+        let at = c.daysAgo.map { StatusReport.noon(today.adding(days: -$0)) } ?? nowText
+        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: pagesRead, kind: kind, now: at)
         try store.setPosition(ref.id, page, now: nowText)
         let finished = c.finished || (ref.pageCount > 0 && page >= ref.pageCount)
         try store.touch(ref.id, state: finished ? "finished" : nil, now: nowText)
@@ -249,7 +306,7 @@ public final class CaptureEngine {
         o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
         o["percent"] = StatusReport.percent(page, of: ref.pageCount)
         o["finished"] = .bool(finished)
-        o["created_at"] = .string(nowText)
+        o["created_at"] = .string(at)
         return .object(o)
     }
 
@@ -277,20 +334,32 @@ public final class CaptureEngine {
         return .object(o)
     }
 
-    /// Plan books: each part resolved; "War" + "Peace" are joined back when "War and Peace" is a book.
+    /// The most books one plan holds; past it the plan is refused, nothing written.
+    public static let maxPlanBooks = 1000
+
+    /// Plan books, each once, in the order named: each part resolved against one
+    /// loaded list; "War" + "Peace" are joined back when "War and Peace" is a book
+    /// (runs no longer than the library's longest such title, so the work stays linear).
     func planBooks(_ c: Capture, _ store: CaptureStore) throws -> [BookSummary] {
+        var parts: [String] = []
+        var named = Set<String>()
+        for p in c.books where named.insert(TitleMatcher.normalize(p)).inserted { parts.append(p) }
+        if parts.count > Self.maxPlanBooks { throw fail("plan_too_many", String(parts.count), String(Self.maxPlanBooks)) }
+        let (_, ids, longestAndRun) = try store.matching()
         var refs: [BookSummary] = []
+        var taken = Set<String>()
+        func take(_ ref: BookSummary) { if taken.insert(ref.id).inserted { refs.append(ref) } }
         var i = 0
-        let parts = c.books
         while i < parts.count {
+            if ids.contains(parts[i]), let ref = try store.bookRef(id: parts[i]) { take(ref); i += 1; continue }
             // Longest run of parts joined with " and " that names one book exactly.
             var matched = false
             if !TextClasses.containsHan(parts[i]) {
-                var j = parts.count
+                var j = min(parts.count, i + longestAndRun)
                 while j > i + 1 {
                     let joined = parts[i..<j].joined(separator: " and ")
                     if case .book(let ref) = try store.resolve(joined), TitleMatcher.normalize(ref.title).contains(TitleMatcher.normalize(joined)) {
-                        refs.append(ref); i = j; matched = true; break
+                        take(ref); i = j; matched = true; break
                     }
                     j -= 1
                 }
@@ -298,7 +367,7 @@ public final class CaptureEngine {
             if matched { continue }
             var single = c
             single.book = parts[i]
-            refs.append(try book(for: single, createIfMissing: false))
+            take(try book(for: single, createIfMissing: false))
             i += 1
         }
         return refs

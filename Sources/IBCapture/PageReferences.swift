@@ -7,8 +7,11 @@ extension CaptureParser {
 
     struct Found {
         var value: Int; var end: Int?; var range: Range<Int>
-        /// The number as written when it is no page: below 1 ("-3", "0") or too large.
+        /// The number as written when it is no page: below 1 ("-3", "0"), too large,
+        /// a range that runs backwards ("9-3"), or written otherwise ("0x10", "1e3", "١٢").
         var bad: String? = nil
+        /// Why `bad` is no page: a message key (nil: below one or too large, from the number).
+        var badKey: String? = nil
     }
 
     /// The largest page number taken as a page (Text.int's limit).
@@ -42,10 +45,15 @@ extension CaptureParser {
                     var k = j + 1
                     let s2 = k
                     while k < lower.count, Text.isDigit(lower[k]) { k += 1 }
-                    if k > s2, let e = Text.int(String(chars[s2..<k])) {
+                    if k > s2 {
                         var m = k
                         while m < lower.count, lower[m] == " " { m += 1 }
-                        if m < lower.count, lower[m] == ChineseLexicon.page { end = e; j = k }
+                        if m < lower.count, lower[m] == ChineseLexicon.page {
+                            guard let e = Text.int(String(chars[s2..<k])) else {
+                                return Found(value: 0, end: nil, range: i..<(m + 1), bad: String(chars[numStart..<k]), badKey: "page_too_large")
+                            }
+                            end = e; j = k
+                        }
                     }
                 }
                 var k = j
@@ -55,7 +63,9 @@ extension CaptureParser {
                     if negative || tooLarge || value! < 1 || value! > maxPage {
                         return Found(value: 0, end: nil, range: i..<(k + 1), bad: (negative ? "-" : "") + written)
                     }
-                    if let e = end, e < value! { end = nil }
+                    if let e = end, e < value! {
+                        return Found(value: 0, end: nil, range: i..<(k + 1), bad: String(chars[numStart..<j]), badKey: "page_range_reversed")
+                    }
                     return Found(value: value!, end: end, range: i..<(k + 1))
                 }
                 value = nil
@@ -79,6 +89,10 @@ extension CaptureParser {
                     if j + 1 < lower.count, SharedLexicon.minusSigns.contains(lower[j]), Text.isDigit(lower[j + 1]) { negative = true; j += 1 }
                     let numStart = j
                     while j < lower.count, Text.isDigit(lower[j]) { j += 1 }
+                    // "p. 0x10", "p. 1e3", "p. ١٢": a number not written 1, 2, 3: named, never dropped.
+                    if let odd = oddNumber(chars, lower, numStart, j) {
+                        return Found(value: 0, end: nil, range: i..<odd.upperBound, bad: String(chars[odd]), badKey: "page_unreadable")
+                    }
                     if j > numStart, j == lower.count || !lower[j].isLetter || lower[j] == "f" {
                         let written = String(chars[numStart..<j])
                         let parsed = Text.int(written)
@@ -94,12 +108,18 @@ extension CaptureParser {
                             k += 1
                             let s2 = k
                             while k < lower.count, Text.isDigit(lower[k]) { k += 1 }
-                            if k > s2, let e = Text.int(String(chars[s2..<k])) {
-                                // 47-48, 147-8
+                            if k > s2 {
+                                // 47-48, 147-8; a backwards or huge end is refused, never dropped.
+                                guard let e = Text.int(String(chars[s2..<k])) else {
+                                    return Found(value: 0, end: nil, range: i..<k, bad: String(chars[numStart..<k]), badKey: "page_too_large")
+                                }
                                 var full = e
                                 let vs = String(value), es = String(chars[s2..<k])
                                 if es.count < vs.count { full = Int(String(vs.dropLast(es.count)) + es) ?? e }
-                                if full >= value { end = full == value ? nil : full }
+                                if full < value {
+                                    return Found(value: 0, end: nil, range: i..<k, bad: String(chars[numStart..<k]), badKey: "page_range_reversed")
+                                }
+                                end = full == value ? nil : full
                                 j = k
                             }
                         }
@@ -110,6 +130,27 @@ extension CaptureParser {
             i += 1
         }
         return nil
+    }
+
+    /// The span of a page number written other than in digits 1, 2, 3 (hex, an
+    /// exponent, other scripts' digits), starting at `start`; nil when it is plain
+    /// digits (followed by f/ff or a non-letter) or no number at all.
+    static func oddNumber(_ chars: [Character], _ lower: [Character], _ start: Int, _ digitsEnd: Int) -> Range<Int>? {
+        // Part of a number as written: ASCII letters (0x10, 1e3), digits of any script, + and ^.
+        func numberish(_ c: Character) -> Bool {
+            (c.isASCII && (c.isLetter || c.isNumber)) || c == "+" || c == "^" || (c.isNumber && !ChineseNumber.isNumeral(c) && c.wholeNumberValue != nil)
+        }
+        guard start < lower.count else { return nil }
+        if digitsEnd == start {
+            guard lower[start].wholeNumberValue != nil, !lower[start].isASCII, !ChineseNumber.isNumeral(lower[start]) else { return nil }
+        } else {
+            guard digitsEnd < lower.count, numberish(lower[digitsEnd]), lower[digitsEnd] != "+", lower[digitsEnd] != "^" else { return nil }
+            let tail = String(lower[digitsEnd...].prefix { $0.isASCII && $0.isLetter })
+            if tail == "f" || tail == "ff" { return nil }
+        }
+        var end = start
+        while end < lower.count, numberish(lower[end]) { end += 1 }
+        return start..<end
     }
 
     /// chapter 3, ch. 3, chap 3, 第3章, 第三章.

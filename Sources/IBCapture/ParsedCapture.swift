@@ -19,6 +19,8 @@ public struct Capture: Sendable, Equatable {
     /// A page reference whose number is no page (below 1, or too large to be
     /// one), as written: "-3", "0". The capture is refused, never stored without it.
     public var badPage: String? = nil
+    /// Why `badPage` is no page (a message key); nil: below 1 or too large, by its value.
+    public var badPageKey: String? = nil
     public var pageEnd: Int? = nil
     /// progress: pages read (a delta).
     public var pagesRead: Int? = nil
@@ -28,6 +30,8 @@ public struct Capture: Sendable, Equatable {
     public var chapter: String? = nil
     /// progress: the book was finished.
     public var finished = false
+    /// progress: how many days ago the reading was ("yesterday", "昨天": 1); nil: today.
+    public var daysAgo: Int? = nil
     /// plan: the due date.
     public var due: Day? = nil
     /// plan: a daily goal ("30 pages a day").
@@ -35,6 +39,8 @@ public struct Capture: Sendable, Equatable {
     public var tags: [String] = []
     /// "en" or "zh": the language of the line.
     public var language = "en"
+    /// unknown (two_readings): each way the line can be read, as `summary`.
+    public var readings: [String] = []
     /// unknown: why (a message key).
     public var reason: String? = nil
 
@@ -44,6 +50,7 @@ public struct Capture: Sendable, Equatable {
     /// progress) the last page alone.
     mutating func setPage(_ f: CaptureParser.Found, reached: Bool = false) {
         badPage = f.bad
+        badPageKey = f.badKey
         if f.bad != nil { page = nil; pageEnd = nil; return }
         if reached { page = f.end ?? f.value } else { page = f.value; pageEnd = f.end }
     }
@@ -64,6 +71,7 @@ public struct Capture: Sendable, Equatable {
         if let percent { parts.append("percent=\(percent)") }
         if let chapter { parts.append("chapter=\(chapter)") }
         if finished { parts.append("finished") }
+        if let daysAgo { parts.append("days_ago=\(daysAgo)") }
         if let due { parts.append("due=\(due)") }
         if let dailyPages { parts.append("daily=\(dailyPages)") }
         if !tags.isEmpty { parts.append("tags=\(tags.joined(separator: ","))") }

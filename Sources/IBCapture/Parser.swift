@@ -16,12 +16,21 @@ public struct CaptureParser: Sendable {
         if raw.isEmpty { return unknown("empty", "en") }
         let (tags, rest) = CaptureParser.extractTags(raw)
         let body = TextClasses.trim(rest)
-        let zh = TextClasses.containsHan(CaptureParser.outsideQuotes(body)) || body.contains("《")
+        let han = TextClasses.containsHan(CaptureParser.outsideQuotes(body))
+        let zh = han || body.contains("《")
         var capture: Capture
         if body.isEmpty {
             capture = unknown("empty", zh ? "zh" : "en")
+        } else if !han, body.contains("《"), let c = parseEnglish(body), c.intent != .unknown {
+            // English words around a 《title》 ("Quote p. 3 of 《sherlock》: ...") are read as English.
+            capture = c
         } else if zh, let c = parseChinese(body) {
             capture = c
+            // A mixed line both grammars read, as different things: refused with both readings.
+            if let e = parseEnglish(body), e.intent != .unknown, c.intent != .unknown, e.intent != c.intent {
+                capture = unknown("two_readings", "zh")
+                capture.readings = [c.summary, e.summary]
+            }
         } else if let c = parseEnglish(body) {
             capture = c
         } else if let c = parseChinese(body) {
@@ -30,6 +39,7 @@ public struct CaptureParser: Sendable {
             capture = unknown("not_understood", zh ? "zh" : "en")
         }
         capture.language = zh ? "zh" : "en"
+        if capture.intent == .progress, CaptureParser.saysYesterday(CaptureParser.outsideQuotes(body)) { capture.daysAgo = 1 }
         capture.tags = capture.intent == .unknown ? [] : tags
         // A quote may be only an ellipsis ("..."); a note or question needs words.
         if capture.intent != .unknown, let text = capture.text,
@@ -37,6 +47,14 @@ public struct CaptureParser: Sendable {
             capture = unknown("empty_text:" + capture.intent.rawValue, capture.language)
         }
         return capture
+    }
+
+    /// "read 30 pages yesterday", "last night", "昨天读了30页": the reading was a day ago.
+    static func saysYesterday(_ text: String) -> Bool {
+        let words = Text.words(text.lowercased()).map { String($0.filter { $0.isLetter }) }
+        if words.contains("yesterday") { return true }
+        if let i = words.firstIndex(of: "last"), i + 1 < words.count, words[i + 1] == "night" { return true }
+        return text.contains("昨天") || text.contains("昨晚")
     }
 
     func unknown(_ reason: String, _ language: String) -> Capture {

@@ -22,6 +22,15 @@ public enum StatusReport {
         return Timestamp.iso8601(Double(t))
     }
 
+    /// Local noon of `day` as an ISO-8601 UTC timestamp (an event dated that day).
+    static func noon(_ day: Day) -> String {
+        var parts = tm()
+        parts.tm_year = Int32(day.year - 1900); parts.tm_mon = Int32(day.month - 1); parts.tm_mday = Int32(day.day)
+        parts.tm_hour = 12
+        parts.tm_isdst = -1
+        return Timestamp.iso8601(Double(mktime(&parts)))
+    }
+
     static func localDay(_ iso: String) -> Day? {
         guard let s = Timestamp.parse(iso) else { return nil }
         return Day(seconds: s)
@@ -220,7 +229,10 @@ public enum Exporter {
         return order.compactMap { byBook[$0] }.sorted { $0.title.lowercased() < $1.title.lowercased() }
     }
 
-    public static func export(_ store: CaptureStore, format: String, to out: OutputStream) throws {
+    /// `forTerminal`: markdown and CSV show control characters as escapes (see
+    /// TerminalText); JSON always keeps the exact text.
+    public static func export(_ store: CaptureStore, format: String, to out: OutputStream, forTerminal: Bool = false) throws {
+        let shown = { (s: String) -> String in forTerminal ? TerminalText.safe(s) : s }
         let gs = try groups(store)
         switch format {
         case "json":
@@ -268,7 +280,7 @@ public enum Exporter {
                 }
                 s += "\n"
             }
-            out.write(s)
+            out.write(shown(s))
         case "csv":
             out.write("Highlight,Title,Author,Note,Location,Location Type,Date\n")
             for g in gs {
@@ -279,7 +291,7 @@ public enum Exporter {
                     let date = i.date.count >= 19 ? String(i.date.prefix(10)) + " " + String(i.date.dropFirst(11).prefix(8)) : i.date
                     let fields = [i.text, g.title, g.authors.joined(separator: ", "), note, i.page.map(String.init) ?? "",
                                   i.page == nil ? "" : "page", date]
-                    out.write(fields.map(csvField).joined(separator: ",") + "\n")
+                    out.write(shown(fields.map(csvField).joined(separator: ",")) + "\n")
                 }
             }
         default:

@@ -13,6 +13,8 @@ public final class CaptureStore {
     public let library: Library
     let records: ReaderRecords
     private var entriesCache: [TitleMatcher.Entry]? = nil
+    /// Built once per loaded list: a plan of 400 titles resolves against one matcher.
+    private var matcherCache: (matcher: TitleMatcher, ids: Set<String>, longestAndRun: Int)? = nil
 
     public init(library: Library) {
         self.library = library
@@ -38,12 +40,28 @@ public final class CaptureStore {
         return e
     }
 
+    /// The matcher over every title, the ids, and the most parts joined by " and "
+    /// in any one title ("War and Peace": 2), which bounds how far a plan joins its parts.
+    func matching() throws -> (matcher: TitleMatcher, ids: Set<String>, longestAndRun: Int) {
+        if let m = matcherCache { return m }
+        let all = try entries()
+        let longest = all.map { Self.andParts(TitleMatcher.normalize($0.title)) }.max() ?? 1
+        let m = (TitleMatcher(all), Set(all.map(\.id)), longest)
+        matcherCache = m
+        return m
+    }
+
+    /// How many parts " and " splits a title into.
+    static func andParts(_ title: String) -> Int {
+        let words = title.split(separator: " ")
+        return 1 + words.dropFirst().dropLast().filter { $0 == "and" }.count
+    }
+
     /// Finds the book a line names. Tries the whole name, then each comma-separated part
     /// ("Marcus Aurelius, Meditations").
     public func resolve(_ query: String, author: String? = nil) throws -> Resolution {
-        let all = try entries()
-        if let exact = all.first(where: { $0.id == query }), let ref = try bookRef(id: exact.id) { return .book(ref) }
-        let matcher = TitleMatcher(all)
+        let (matcher, ids, _) = try matching()
+        if ids.contains(query), let ref = try bookRef(id: query) { return .book(ref) }
         let result = matcher.match(query, author: author)
         switch result {
         case .unique(let m):
@@ -83,6 +101,7 @@ public final class CaptureStore {
         if let existing = try bookRef(id: id) { return existing }
         try records.addPhysicalBook(id: id, title: title, author: author, source: "capture:" + title, pageCount: pageCount, now: now)
         entriesCache = nil
+        matcherCache = nil
         return try bookRef(id: id)!
     }
 

@@ -27,7 +27,8 @@ public enum CaptureTool {
         Options:
           --db PATH        the library (default: $IB_DB, then $XDG_DATA_HOME/ib/library.db)
                            (status and export never create it; not a regular file: exit 2)
-          --dry-run        parse only; print the parse, store nothing (no library needed)
+          --dry-run        parse only; print the parse, store nothing (no library needed;
+                           with one, the record names the book: book_id, book_title)
           --json           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
@@ -39,8 +40,10 @@ public enum CaptureTool {
                            gets a book event; several are listed (name one); an
                            unknown one is added with --create
           --text WORDS     with --image: words from the passage to quote
-          --yes            with --image: save even a low-confidence read (else the
-                           candidates are listed, nothing saved, exit 1)
+          --yes            finish the current book on a line that does not name it
+                           ("done"; else refused, exit 1); with --image: save even a
+                           low-confidence read (else the candidates are listed,
+                           nothing saved, exit 1)
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
@@ -53,8 +56,16 @@ public enum CaptureTool {
         they have several, the current book wins when it is one of them (stderr
         says so), otherwise the line is ambiguous (exit 3).
 
+        An ambiguous line waits in the library for an hour; a next line that is only
+        a candidate's number, title or author settles the newest line it fits,
+        once. A line holding a NUL byte is refused (exit 1), never stored cut short.
+
+        On a terminal, status and export show control characters in captured text
+        as escapes (\\x1B); piped, and as JSON, the text is exact.
+
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
-        2 usage, 3 ambiguous book or author (nothing written; candidates listed).
+        2 usage, 3 ambiguous book or author (nothing written; candidates listed),
+        or a mixed-language line that reads two ways (both readings shown).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
         """
 
@@ -76,7 +87,8 @@ public enum CaptureTool {
         选项：
           --db 路径        书库（默认：$IB_DB，然后 $XDG_DATA_HOME/ib/library.db）
                            （status 和 export 从不创建书库；不是普通文件：退出码 2）
-          --dry-run        只解析并输出解析结果，不保存（不需要书库）
+          --dry-run        只解析并输出解析结果，不保存（不需要书库；有书库时，记录中
+                           写明会用哪本书：book_id、book_title）
           --json           书名有歧义时，把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
@@ -86,8 +98,9 @@ public enum CaptureTool {
                            很少）：照片上书库中的书记为一条书籍记录；有多本时列出（请
                            写明是哪一本）；书库中没有的书加上 --create 添加
           --text 词语      与 --image 一起使用：摘录段落中的词语
-          --yes            与 --image 一起使用：置信度低时也保存（否则列出候选、
-                           不保存，退出码 1）
+          --yes            没有写书名的“读完了”（done）也读完当前在读的书（否则拒绝，
+                           退出码 1）；与 --image 一起使用：置信度低时也保存（否则
+                           列出候选、不保存，退出码 1）
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
@@ -99,8 +112,15 @@ public enum CaptureTool {
         时使用该作者唯一的书；若有多本，当前在读的书是其中之一时使用它（并在标准
         错误中说明），否则视为有歧义（退出码 3）。
 
+        有歧义的一行在书库中保留一小时；下一行只写候选的序号、书名或作者时，用于
+        它所符合的最新一行，且只用一次。含有 NUL 字节的一行会被拒绝（退出码 1），
+        不会被截断保存。
+
+        在终端上，status 和 export 把记录文字中的控制字符显示为转义（\\x1B）；
+        通过管道输出或以 JSON 输出时保持原文。
+
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
-        3 书名或作者有歧义（未写入任何内容，列出候选）。
+        3 书名或作者有歧义（未写入任何内容，列出候选），或中英混写的一行有两种理解（列出两种理解）。
         消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
         """
 
@@ -121,6 +141,7 @@ public enum CaptureTool {
         opts.json = args.has("json")
         opts.create = args.has("create")
         opts.ask = args.has("ask")
+        opts.yes = args.has("yes")
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
@@ -145,12 +166,17 @@ public enum CaptureTool {
                 switch format {
                 case "json": out.writeJSON(s)
                 case "waybar": out.writeJSON(StatusReport.waybar(s))
-                default: for l in StatusReport.lines(s) { out.write(l + "\n") }
+                default:
+                    // On a terminal, captured text cannot steer it (escape sequences shown, not run).
+                    let terminal = Terminal.stdoutIsTerminal
+                    let shown = { (s: String) -> String in terminal ? TerminalText.safe(s) : s }
+                    for l in StatusReport.lines(s) { out.write(shown(l) + "\n") }
                 }
             case "export":
                 guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
                 guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
-                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out)
+                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out,
+                                    forTerminal: Terminal.stdoutIsTerminal)
             default:
                 guard positionals.count == 1 else { throw IBError.usage(Messages.text("import_usage")) }
                 let (n, skipped) = try Exporter.importCSV(store, path: positionals[0], now: Timestamp.iso8601(opts.now))
@@ -159,7 +185,7 @@ public enum CaptureTool {
             return
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
-        if args.value("image") == nil && (args.value("text") != nil || args.has("yes")) { throw IBError.usage(Messages.text("image_usage")) }
+        if args.value("image") == nil && args.value("text") != nil { throw IBError.usage(Messages.text("image_usage")) }
         if let image = args.value("image") {
             if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
             let line = positionals.joined(separator: " ")
@@ -169,7 +195,8 @@ public enum CaptureTool {
             _ = try captureImage(engine, image, line: line, words: args.value("text"), yes: args.has("yes"), out)
             return
         }
-        let store = opts.dryRun ? nil : try openStore(db)
+        // --dry-run reads an existing library to name the book; it never creates one.
+        let store = opts.dryRun ? (FileSystem.exists(Config.databasePath(flag: db)) ? try openStore(db) : nil) : try openStore(db)
         if let store { keepOpen(store) }
         let engine = CaptureEngine(options: opts, store: store)
         if !positionals.isEmpty {
@@ -229,45 +256,6 @@ public enum CaptureTool {
         try CaptureStore.open(path: path)
     }
 
-    /// Where an ambiguous line waits for the line that settles it.
-    static var pendingPath: String { Config.cacheDirectory + "/capture-pending.json" }
-
-    static func savePending(_ engine: CaptureEngine, line: String, candidates: [String]) {
-        guard let store = engine.store else { return }
-        let json: JSON = ["db": .string(store.library.path), "line": .string(line), "candidates": JSON(candidates),
-                          "at": .number(engine.options.now)]
-        _ = try? FileSystem.createDirectories(Config.cacheDirectory)
-        let tmp = pendingPath + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let bytes = Array((json.serialized + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        rename(tmp, pendingPath)
-    }
-
-    static func clearPending() { if FileSystem.exists(pendingPath) { unlink(pendingPath) } }
-
-    /// A line that only names one of the candidates of the last ambiguous line
-    /// (its title, an author, or its number): the pending line and the chosen book.
-    static func settle(_ engine: CaptureEngine, _ line: String) throws -> (String, String)? {
-        guard let store = engine.store, FileSystem.exists(pendingPath),
-              let text = try? FileSystem.readText(pendingPath), let json = try? JSON.parse(text),
-              json["db"]?.stringValue == store.library.path, let pending = json["line"]?.stringValue,
-              let at = json["at"]?.doubleValue, engine.options.now - at < 3600, engine.options.now >= at,
-              let ids = json["candidates"]?.arrayValue?.compactMap(\.stringValue), !ids.isEmpty else { return nil }
-        let t = Text.strip(line)
-        if let n = Int(t), n >= 1, n <= ids.count { return (pending, ids[n - 1]) }
-        let refs = try ids.compactMap { try store.bookRef(id: $0) }
-        if let id = ids.first(where: { $0 == t }) { return (pending, id) }
-        let matcher = TitleMatcher(refs.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
-        if let m = matcher.match(t).unique { return (pending, m.id) }
-        let key = TitleMatcher.normalize(t)
-        let byAuthor = refs.filter { r in !key.isEmpty && r.authors.contains { TitleMatcher.normalize($0).contains(key) } }
-        if byAuthor.count == 1 { return (pending, byAuthor[0].id) }
-        return nil
-    }
-
     /// --image: the quote read from a photo (see ImageCapture), with the book, page and tags the
     /// line names (the page printed on the photo when the line gives none).
     static func captureImage(_ engine: CaptureEngine, _ path: String, line: String, words: String?, yes: Bool,
@@ -317,7 +305,6 @@ public enum CaptureTool {
                 o["page_from_image"] = .bool(c.page != nil && c.page == printed)
                 record = .object(o)
             }
-            if !engine.options.dryRun { clearPending() }
             out.writeJSON(record)
             return record
         } catch let f as CaptureFailure {
@@ -410,20 +397,18 @@ public enum CaptureTool {
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
         do {
             var record: JSON
-            if !engine.options.dryRun, engine.parser.parse(line).intent == .unknown, let (pending, id) = try settle(engine, line) {
-                engine.forcedBookID = id
-                defer { engine.forcedBookID = nil }
-                record = try engine.capture(pending)
+            if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
+                record = settled
             } else {
                 record = try engine.capture(line)
             }
-            if !engine.options.dryRun { clearPending() }
             out.writeJSON(record)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
             if f.error.code == .ambiguous, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
-                savePending(engine, line: line, candidates: ids)
+                // The ambiguity is the answer; a line that could not be kept for later is said beside it.
+                do { try engine.savePending(line: line, candidates: ids) } catch { printError("ib-capture: \(error)") }
             }
             throw f.error
         } catch let e as IBError {

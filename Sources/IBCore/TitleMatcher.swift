@@ -64,9 +64,16 @@ public struct TitleMatcher: Sendable {
     }
 
     private let prepared: [Prepared]
+    /// The entries by their whole title's tokens: an exact title is found without
+    /// scoring every book (a plan of 400 titles resolves in linear time).
+    private let byFullTitle: [String: [Int]]
+
+    static func key(_ tokens: [Token]) -> String {
+        tokens.map { String(String.UnicodeScalarView($0.text)) }.joined(separator: "\u{1F}")
+    }
 
     public init(_ entries: [Entry]) {
-        prepared = entries.map { entry in
+        let prepared: [Prepared] = entries.map { entry in
             let full = TitleMatcher.tokens(entry.title)
             var variants: [[Token]] = []
             for part in TitleMatcher.alternativeTitles(entry.title) {
@@ -78,6 +85,10 @@ public struct TitleMatcher: Sendable {
             let authors = entry.authors.flatMap { TitleMatcher.tokens($0, dropArticle: false) }.filter { !$0.isStopword }
             return Prepared(entry: entry, full: full, variants: variants, content: content, authorTokens: authors)
         }
+        var byFullTitle: [String: [Int]] = [:]
+        for (i, p) in prepared.enumerated() where !p.full.isEmpty { byFullTitle[Self.key(p.full), default: []].append(i) }
+        self.prepared = prepared
+        self.byFullTitle = byFullTitle
     }
 
     public init(titles: [(id: String, title: String)]) {
@@ -101,6 +112,10 @@ public struct TitleMatcher: Sendable {
     /// Resolves `query` to one book, several (ambiguous) or none. `author`, when
     /// given, breaks ties between equally good titles.
     public func match(_ query: String, author: String? = nil) -> Result {
+        // One book whose whole title is the query: the exact tier (2.0) has no rival.
+        if let hits = byFullTitle[Self.key(TitleMatcher.tokens(query))], hits.count == 1, prepared[hits[0]].full == TitleMatcher.tokens(query) {
+            return .unique(Match(entry: prepared[hits[0]].entry, score: 2.0))
+        }
         let all = scored(query)
         var fits = all.filter { $0.score >= minimumScore }
         guard let best = fits.first else {

@@ -150,8 +150,14 @@ enum ToolBodies {
             throw ToolError("give due (YYYY-MM-DD), daily_pages, or both")
         }
         var c = TypedCapture(kind: .plan, summary: "plan")
-        // Each book resolved first: an ambiguous one stops the plan before anything is written.
-        c.books = try a.strings("books").map { try access.book($0).id }
+        // Each book named once, and resolved first: an ambiguous one stops the plan before anything is written.
+        var named = Set<String>()
+        let books = a.strings("books").filter { named.insert($0).inserted }
+        if books.count > CaptureEngine.maxPlanBooks {
+            throw ToolError("books: \(books.count) books; a plan holds at most \(CaptureEngine.maxPlanBooks)")
+        }
+        var ids = Set<String>()
+        c.books = try books.map { try access.book($0).id }.filter { ids.insert($0).inserted }
         c.due = a.string("due")
         c.dailyPages = a.int("daily_pages")
         if c.books.isEmpty { c.summary = "Plan: \(c.dailyPages ?? 0) pages a day" }

@@ -115,6 +115,11 @@ public struct ReaderRecords {
         return Int(db.lastInsertRowID)
     }
 
+    /// Whether the book has a progress event other than its start.
+    public func hasReadingEvents(bookID: String) throws -> Bool {
+        (try db.scalarInt("SELECT EXISTS (SELECT 1 FROM progress_events WHERE book_id = ? AND kind != 'started')", bookID) ?? 0) == 1
+    }
+
     /// An active plan; `due` and `startDate` are ISO-8601 days.
     public func addPlan(title: String, due: String?, bookIDs: [String], startDate: String, pagesAtStart: Int?, dailyPages: Int?, now: String) throws -> Int {
         try db.run("""

@@ -243,7 +243,10 @@ final class ServerTests: XCTestCase {
         let c = try call("continue_reading")["structuredContent"]
         XCTAssertEqual(c?["book"]?["id"]?.stringValue, holmes)
         XCTAssertEqual(c?["resume"]?["end_page"]?.intValue, 4)
-        XCTAssertEqual(c?["pages_today"]?.intValue, 5)
+        // The first position given is where the reader is, not pages read today; the next one is.
+        XCTAssertEqual(c?["pages_today"]?.intValue, 0)
+        _ = try call("log_progress", ["book": "Sherlock", "page": 7])
+        XCTAssertEqual(try call("continue_reading")["structuredContent"]?["pages_today"]?.intValue, 2)
     }
 
     func testAmbiguousBooksWriteNothing() throws {

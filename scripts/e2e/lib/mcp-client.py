@@ -269,8 +269,9 @@ async def main_session():
         resource = json.loads((await client.read_resource("ib://status")).contents[0].text)
         check("ib://status = ib-capture status --json after the writes", resource == report, (resource, report))
         cont = structured(await client.call_tool("continue_reading", {}))
+        # Page 40 was the first position given (where the reader is, 0 pages read); then 10 pages read.
         check("continue_reading: book, page, today's pages, streak, last quote",
-              cont["book"]["id"] == HOLMES and cont["book"]["page"] == 50 and cont["pages_today"] == report["pages_today"] == 50
+              cont["book"]["id"] == HOLMES and cont["book"]["page"] == 50 and cont["pages_today"] == report["pages_today"] == 10
               and cont["streak_days"] == report["streak_days"] == 1 and cont["last_quote"]["text"] == "Fear is the valley"
               and cont["plans"] == report["plans"], cont)
         check("continue_reading resumes at the reading position", cont["resume"] and cont["resume"]["end_page"] <= 50, cont["resume"])
