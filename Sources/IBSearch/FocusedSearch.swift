@@ -61,7 +61,7 @@ extension SearchEngine {
         }
         guard !units.isEmpty || references.position != nil else { return Focus([]) }
         let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
-        let ranges = StructureFocus.ranges(references, words: Self.plainWords(query.text), units: units, chunkCounts: counts)
+        let ranges = StructureFocus.ranges(references, words: Self.plainWords(query.focusText ?? query.text), units: units, chunkCounts: counts)
         return Focus(ranges)
     }
 
@@ -70,9 +70,11 @@ extension SearchEngine {
         if let cached = structureCache[bookID] { return cached }
         let units = try library.sections(bookID: bookID).compactMap { row -> StructureUnit? in
             guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
-            return StructureUnit(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
-                                 title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
-                                 voice: row.voice, place: row.place, chunks: first...last)
+            var unit = StructureUnit(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
+                                     title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
+                                     voice: row.voice, place: row.place, chunks: first...last)
+            unit.dateText = (row.dateFrom, row.dateTo)
+            return unit
         }
         structureCache[bookID] = units
         return units

@@ -16,14 +16,18 @@ final class ParallelText: Sendable {
     typealias Outcome = (hits: [ChunkHit], concepts: [Concept])
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
+    private let connection = Mutex<Handoff>(Handoff(library: nil))
 
-    init(path: String, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
+    /// `reader`: the read connection of an earlier search to reuse (an engine that
+    /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
+    init(path: String, reader: Handoff, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
          scope: SearchScope?, commonFraction: Double) {
         finished.enter()
         DispatchQueue.global().async { [self] in
             defer { finished.leave() }
             do {
-                let reader = try Library.openForReading(path: path)
+                let reader = try reader.library ?? Library.openForReading(path: path)
+                connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
                 let hits = try SearchEngine.textSearch(reader, all, k: k, scope: scope, commonFraction: commonFraction)
                 outcome.withLock { $0 = (hits, all) }
@@ -38,4 +42,16 @@ final class ParallelText: Sendable {
         finished.wait()
         return outcome.withLock { $0 }
     }
+
+    /// The read connection, for the next search, once the search is done.
+    func reader() -> Handoff {
+        finished.wait()
+        return connection.withLock { $0 }
+    }
+}
+
+/// A connection passed to the worker and back. Only one thread uses it at a
+/// time: the worker until it leaves the group, the engine after wait().
+struct Handoff: @unchecked Sendable {
+    let library: Library?
 }

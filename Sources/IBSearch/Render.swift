@@ -3,6 +3,8 @@
 // Passage:  {"type":"result","kind":"chunk","rank":1,"score":0.0325,"book_id":"…","title":"…",
 //            "start_page":12,"end_page":13,"start_label":"12","end_label":"13","chunk_id":"…:41",
 //            "text":"…","snippet":"…the «speckled» «band»…"}
+//            plus, where the book's structure says: "section" (titles, outermost first:
+//            ["Act III","Scene IV"]), "date" ({"from":"--05-03","to":"--05-04"}) and "voice".
 //            with --explain also "vector_rank", "text_rank" (null when not in that list),
 //            "vector_distance", "bm25" and "fused_score".
 // Book:     {"type":"result","kind":"book","rank","score","book_id","title","authors","page_count","current_page"}
@@ -30,6 +32,14 @@ public enum Render {
         o["start_label"] = JSON(r.startLabel)
         o["end_label"] = JSON(r.endLabel)
         o["chunk_id"] = .string(r.chunkID)
+        if let section = r.section { o["section"] = JSON(section) }
+        if let from = r.dateFrom {
+            var date = JSONObject()
+            date["from"] = .string(from)
+            date["to"] = .string(r.dateTo ?? from)
+            o["date"] = .object(date)
+        }
+        if let voice = r.voice { o["voice"] = .string(voice) }
         o["text"] = .string(r.text)
         o["snippet"] = .string(r.snippet)
         if explain {
@@ -76,6 +86,7 @@ public enum Render {
     /// Terminal listing: marks become bold (or stay «» when `bold` is false).
     public static func terminal(_ r: SearchResult, explain: Bool, bold: Bool) -> String {
         var head = "\(r.rank). \(r.title) — \(pages(start: r.startPage, end: r.endPage, startLabel: r.startLabel, endLabel: r.endLabel))"
+        if let section = r.section, !section.isEmpty { head += " — " + section.joined(separator: " › ") }
         if explain {
             head += "  [score \(format(r.score))"
             head += ", vector rank \(r.vectorRank.map(String.init) ?? "-")"

@@ -49,6 +49,7 @@ extension SearchEngine {
                 for rewrite in try assistant.expand(query.text).prefix(3) where !rewrite.allSatisfy(\.isWhitespace) {
                     var q = wide
                     q.text = rewrite
+                    q.focusText = query.focusText ?? query.text   // searched where the question points
                     lists.append(try search(q))
                 }
             } catch {

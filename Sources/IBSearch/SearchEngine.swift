@@ -69,6 +69,9 @@ public struct SearchQuery: Sendable {
     public var pageLimit: PageLimit
     public var k: Int
     public var mode: SearchMode
+    /// The words whose dates, parts and places scope the search (nil: `text`): a
+    /// rewrite of the question (--expand) is searched where the question points.
+    public var focusText: String? = nil
     /// How deep each list goes before fusion (hybrid); at least k.
     public var candidates: Int
     public init(text: String, books: [String]? = nil, pageLimit: PageLimit = .readingPosition, k: Int = 10,
@@ -93,6 +96,8 @@ public struct SearchResult: Sendable, Equatable {
     /// Printed page labels, when the pages table has them.
     public var startLabel: String?
     public var endLabel: String?
+    /// The library's own key of the chunk.
+    public var chunkRef: ChunkRef
     public var text: String
     /// A window of the text with matched terms marked «».
     public var snippet: String
@@ -102,6 +107,13 @@ public struct SearchResult: Sendable, Equatable {
     public var vectorDistance: Double?
     public var bm25: Double?
     public var fusedScore: Double?
+    /// Where the chunk begins in the book's structure, when it has one: the
+    /// section's titles (outermost first), its dates ('YYYY-MM-DD', '--MM-DD'...)
+    /// and whose voice it is in.
+    public var section: [String]? = nil
+    public var dateFrom: String? = nil
+    public var dateTo: String? = nil
+    public var voice: String? = nil
 }
 
 public final class SearchEngine {
@@ -161,6 +173,8 @@ public final class SearchEngine {
     private var bookCache: [String: BookSummary] = [:]
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [StructureUnit]] = [:]
+    /// The full-text half's read connection, kept between searches (ParallelText).
+    var textReader = Handoff(library: nil)
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
     /// question names rises, times its ranges' weight (StructureFocus; 0 turns it off).
     public var focusWeight: Double = 1.5
@@ -259,10 +273,11 @@ public final class SearchEngine {
         // while this one embeds the query and scans the vectors.
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
-            parallelText = ParallelText(path: library.path, concepts: concepts, words: Self.plainWords(query.text),
+            parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
                                         expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction)
         }
-        defer { _ = parallelText?.wait() }   // never leave the search running behind (an error in the vector half)
+        // Never leave the search running behind (an error in the vector half); keep its connection.
+        defer { if let parallelText { textReader = parallelText.reader() } }
         var queryVector: [Float]? = nil
         if mode != .text {
             if let (hits, vector) = try vectorSearch(query.text, k: depth, scope: scope, required: mode == .vector) {
@@ -305,7 +320,7 @@ public final class SearchEngine {
         var focus = Focus([])
         var quoted = Set<ChunkRef>()
         if mode == .hybrid && (focusWeight > 0 || phraseWeight > 0) {
-            let references = QueryReferences.parse(query.text)
+            let references = QueryReferences.parse(query.focusText ?? query.text)
             if focusWeight > 0 { focus = try self.focus(query, references: references, scope: scope) }
             if !focus.isEmpty {
                 if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth), to: vectorHits) }
@@ -327,10 +342,36 @@ public final class SearchEngine {
                 authors: book?.authors ?? [], chunkIndex: c.index, startPage: chunk.startPage, endPage: chunk.endPage,
                 startLabel: try library.pageLabel(bookID: c.bookID, page: chunk.startPage),
                 endLabel: try library.pageLabel(bookID: c.bookID, page: chunk.endPage),
-                text: chunk.text, snippet: Snippet.make(chunk.text, terms: snippetTerms),
+                chunkRef: c.ref, text: chunk.text, snippet: Snippet.make(chunk.text, terms: snippetTerms),
                 vectorRank: c.vectorRank, textRank: c.textRank, vectorDistance: c.distance, bm25: c.bm25,
                 fusedScore: mode == .hybrid ? c.score : nil))
         }
+        try placeInStructure(&results)
         return results
+    }
+
+    /// Each result's section, dates and voice, from its book's structure.
+    func placeInStructure(_ results: inout [SearchResult]) throws {
+        let refs = results.map(\.chunkRef)
+        let ords = try library.sectionOrds(forChunks: refs)
+        for i in results.indices {
+            guard let ord = ords[refs[i]], let unit = try structure(results[i].bookID).first(where: { $0.ord == ord }) else { continue }
+            results[i].section = unit.path
+            let dated = try datedUnit(unit)
+            results[i].dateFrom = dated?.dateText.from
+            results[i].dateTo = dated?.dateText.to
+            results[i].voice = unit.voice
+        }
+    }
+
+    /// The unit itself when it carries a date, else its nearest dated ancestor.
+    func datedUnit(_ unit: StructureUnit) throws -> StructureUnit? {
+        var current: StructureUnit? = unit
+        let book = try structure(unit.bookID)
+        while let u = current {
+            if u.dateText.from != nil { return u }
+            current = u.parent.flatMap { p in book.first(where: { $0.ord == p }) }
+        }
+        return nil
     }
 }

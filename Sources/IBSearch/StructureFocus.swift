@@ -38,7 +38,7 @@ public struct BookDate: Sendable, Equatable {
 }
 
 /// One unit of a book's structure, as the focus reads it.
-public struct StructureUnit: Sendable, Equatable {
+public struct StructureUnit: Sendable {
     public var bookID: String
     public var ord: Int
     public var parent: Int?
@@ -48,6 +48,8 @@ public struct StructureUnit: Sendable, Equatable {
     public var path: [String]
     public var dateFrom: BookDate?
     public var dateTo: BookDate?
+    /// The dates as the library stores them.
+    public var dateText: (from: String?, to: String?) = (nil, nil)
     public var voice: String?
     public var place: String?
     /// The chunk indexes it covers (with its descendants).

@@ -4,6 +4,7 @@
 // lists only agree on weakly.
 import XCTest
 @testable import IBSearch
+import IBStore
 
 final class FusionTests: XCTestCase {
     func testZScores() {
@@ -74,6 +75,7 @@ final class TextEvidenceTests: XCTestCase {
 final class AssistFusionTests: XCTestCase {
     func result(_ index: Int, _ text: String = "") -> SearchResult {
         SearchResult(rank: 0, score: 0, bookID: "b", title: "", authors: [], chunkIndex: index, startPage: 1, endPage: 1,
+                     chunkRef: ChunkRef(seq: index),
                      text: text, snippet: "")
     }
 

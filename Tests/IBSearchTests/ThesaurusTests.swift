@@ -175,15 +175,21 @@ final class ThesaurusTests: XCTestCase {
     func testTheParallelTextHalfFindsWhatTheSerialOneFinds() throws {
         let (library, id) = try library()
         let concepts = QueryConcepts.build("her long tresses", thesaurus: try thesaurus())
-        for scope in [nil, SearchScope([.init(id: id, lastPage: 2)])] {
+        var reader = Handoff(library: nil)
+        for scope in [nil, SearchScope([.init(id: id, lastPage: 2)]), nil] {
             let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1)
-            let parallel = ParallelText(path: library.path, concepts: concepts, words: [], expansion: nil, k: 5,
+            let parallel = ParallelText(path: library.path, reader: reader, concepts: concepts, words: [], expansion: nil, k: 5,
                                         scope: scope, commonFraction: 0.1)
             XCTAssertFalse(serial.isEmpty)
             XCTAssertEqual(parallel.wait()?.hits, serial)
             XCTAssertEqual(parallel.wait()?.concepts, concepts, "waiting again returns the same outcome")
+            // The connection is handed back and reused by the next search.
+            let next = parallel.reader()
+            XCTAssertNotNil(next.library)
+            if let previous = reader.library { XCTAssertTrue(previous === next.library, "the same connection again") }
+            reader = next
         }
-        let failed = ParallelText(path: "/nonexistent/library.db", concepts: concepts, words: [], expansion: nil, k: 5,
+        let failed = ParallelText(path: "/nonexistent/library.db", reader: Handoff(library: nil), concepts: concepts, words: [], expansion: nil, k: 5,
                                   scope: nil, commonFraction: 0.1)
         XCTAssertNil(failed.wait())
     }
