@@ -25,6 +25,28 @@ struct Focus {
 
     var isEmpty: Bool { ranges.isEmpty }
 
+    /// Each book's share of the best hits of both lists (the first `top` of each).
+    static func bookShares(_ vector: [ChunkHit], _ text: [ChunkHit], top: Int = 20) -> [String: Double] {
+        let hits = vector.prefix(top) + text.prefix(top)
+        guard !hits.isEmpty else { return [:] }
+        var shares: [String: Double] = [:]
+        for hit in hits { shares[hit.bookID, default: 0] += 1 / Double(hits.count) }
+        return shares
+    }
+
+    /// In a scope of several books a reference ("chapter 12", "in May") matches in
+    /// each; it counts in the books the question's words already point to: a
+    /// range's weight is scaled by its book's share of the best hits, doubled and
+    /// capped at 1 (a book holding half of them counts fully; one book alone, always).
+    mutating func weighByBooks(_ shares: [String: Double]) {
+        guard Set(ranges.map(\.bookID)).count > 1 || shares.count > 1 else { return }
+        self = Focus(ranges.map { r in
+            var r = r
+            r.weight *= min(1, 2 * (shares[r.bookID] ?? 0))
+            return r
+        }.filter { $0.weight > 0 })
+    }
+
     /// The summed weight of the ranges holding chunk `index` of `bookID`.
     func weight(_ bookID: String, _ index: Int) -> Double {
         byBook[bookID]?.reduce(0) { $1.chunks.contains(index) ? $0 + $1.weight : $0 } ?? 0

@@ -177,9 +177,10 @@ public final class SearchEngine {
     var textReader = Handoff(library: nil)
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
     /// question names rises, times its ranges' weight (StructureFocus; 0 turns it off).
-    public var focusWeight: Double = 1.5
-    /// Hybrid: how far a chunk holding the words the reader quotes rises.
-    public var phraseWeight: Double = 3.0
+    public var focusWeight: Double
+    /// Hybrid: how far a chunk holding the words the reader quotes rises: past
+    /// every other (a fused score stays within a few tens); 0 turns it off.
+    public var phraseWeight: Double = 1000
 
     /// `encoder`: the model to embed queries; when nil it is loaded from
     /// `modelDirectory` (or Config.modelDirectory()) on the first vector search.
@@ -194,6 +195,7 @@ public final class SearchEngine {
         windowScanLimit = settings.windowScanLimit
         synonymScopeLimit = settings.synonymScopeLimit
         parallel = settings.parallel
+        focusWeight = settings.focusWeight
         timing = settings.timing
         modelDirectoryChosen = settings.modelDirectoryChosen
     }
@@ -321,7 +323,10 @@ public final class SearchEngine {
         var quoted = Set<ChunkRef>()
         if mode == .hybrid && (focusWeight > 0 || phraseWeight > 0) {
             let references = QueryReferences.parse(query.focusText ?? query.text)
-            if focusWeight > 0 { focus = try self.focus(query, references: references, scope: scope) }
+            if focusWeight > 0 {
+                focus = try self.focus(query, references: references, scope: scope)
+                focus.weighByBooks(Focus.bookShares(vectorHits, textHits))
+            }
             if !focus.isEmpty {
                 if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth), to: vectorHits) }
                 textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth), to: textHits)

@@ -16,6 +16,9 @@ public struct SearchSettings: Sendable, Equatable {
     public var synonymScopeLimit = 20_000
     /// Hybrid runs its full-text half beside the vector half (IB_SEARCH_PARALLEL=0 turns it off).
     public var parallel = true
+    /// Hybrid: how far a chunk inside what the question names rises, in standard
+    /// deviations times its focus weight (IB_SEARCH_FOCUS_PERCENT=150 is 1.5; 0 turns it off).
+    public var focusWeight = 1.5
     /// Phase times on stderr (IB_SEARCH_TIMING set).
     public var timing = false
     /// The thesaurus file (scripts/build-thesaurus's): $IB_THESAURUS, else the
@@ -39,6 +42,7 @@ public struct SearchSettings: Sendable, Equatable {
         settings.windowScanLimit = try limit("IB_SEARCH_WINDOW_SCAN") ?? settings.windowScanLimit
         settings.synonymScopeLimit = try limit("IB_SEARCH_SYNONYM_SCOPE") ?? settings.synonymScopeLimit
         settings.parallel = Config.environment("IB_SEARCH_PARALLEL") != "0"
+        if let focus = try Arguments.environmentInt("IB_SEARCH_FOCUS_PERCENT", min: 0, max: 10_000) { settings.focusWeight = Double(focus) / 100 }
         settings.timing = Config.environment("IB_SEARCH_TIMING") != nil
         if Config.environment("IB_SEARCH_SYNONYMS") == "0" {
             settings.thesaurusPath = nil

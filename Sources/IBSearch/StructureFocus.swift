@@ -199,10 +199,12 @@ public enum StructureFocus {
     static func matches(_ date: DateReference, _ unit: StructureUnit) -> Bool {
         guard let from = unit.dateFrom else { return false }
         let to = unit.dateTo ?? from
-        if let years = date.years {
-            guard let y0 = from.year ?? to.year else { return false }
+        // A book that gives no year (a diary of "3 May") matches by month and day alone.
+        if let years = date.years, let y0 = from.year ?? to.year {
             let y1 = to.year ?? y0
             if years.upperBound < y0 || years.lowerBound > y1 { return false }
+        } else if date.years != nil && date.from == nil && date.day == nil {
+            return false   // "in 1835" says nothing of a yearless entry
         }
         if let day = date.day {
             // "on the 17th": a unit dated that day of any month.
@@ -231,7 +233,8 @@ public enum StructureFocus {
     /// The question's words found in section titles, voices or places, each with the
     /// units holding it; words common to many of a book's units are left out.
     static func titleMatches(_ words: [String], units: [String: [StructureUnit]]) -> [(String, [StructureUnit])] {
-        let asked = Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0)
+        // Numbers are read as dates and parts (QueryReferences), not as title words.
+        let asked = Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber)
             && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
             .map(QueryText.stem))
         guard !asked.isEmpty else { return [] }

@@ -15,4 +15,8 @@ if [ ! -d "$root/../shared/books/long" ]; then
   exit 0
 fi
 "$root/scripts/eval/long" --check "$root/shared/fixtures/eval/long/floors.json" || { echo "FAIL: long-book evaluation"; exit 1; }
+# The readers' set: questions naming when and where, on Dracula, Hamlet, the
+# Voyage of the Beagle and Walden, in a library of all eight long books (the
+# first four re-embedded from ib-embed's cache).
+"$root/scripts/eval/long" --set reader --check "$root/shared/fixtures/eval/reader/floors.json" || { echo "FAIL: readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"

@@ -1,0 +1,95 @@
+// Where a question points, over a hand-made book structure: a play's acts and
+// scenes, a diary's dated entries with voices and places, essays by title; and
+// what narrows (a day, a scene) against what says little (half a book).
+import XCTest
+@testable import IBSearch
+
+final class StructureFocusTests: XCTestCase {
+    func unit(_ ord: Int, parent: Int? = nil, kind: String? = nil, number: Int? = nil, title: String,
+              from: String? = nil, to: String? = nil, voice: String? = nil, place: String? = nil,
+              chunks: ClosedRange<Int>, book: String = "b") -> StructureUnit {
+        StructureUnit(bookID: book, ord: ord, parent: parent, kind: kind, number: number, title: title, path: [title],
+                      dateFrom: BookDate(from), dateTo: BookDate(to), voice: voice, place: place, chunks: chunks)
+    }
+
+    /// A play of 5 acts x 4 scenes, 10 chunks a scene (200 chunks).
+    lazy var play: [StructureUnit] = {
+        var units: [StructureUnit] = []
+        for act in 1...5 {
+            let actOrd = units.count, start = (act - 1) * 40
+            units.append(unit(actOrd, kind: "act", number: act, title: "Act \(act)", chunks: start...(start + 39)))
+            for scene in 1...4 {
+                let s = start + (scene - 1) * 10
+                units.append(unit(units.count, parent: actOrd, kind: "scene", number: scene, title: "Scene \(scene)", chunks: s...(s + 9)))
+            }
+        }
+        return units
+    }()
+
+    /// A diary of 100 chunks: a chapter, then four dated entries in two voices.
+    lazy var diary: [StructureUnit] = [
+        unit(0, kind: "chapter", number: 1, title: "I", chunks: 0...99),
+        unit(1, parent: 0, kind: "entry", title: "3 May. Bistritz.", from: "--05-03", voice: "Jonathan Harker", place: "Bistritz", chunks: 0...9),
+        unit(2, parent: 0, kind: "entry", title: "4 May.", from: "--05-04", voice: "Jonathan Harker", chunks: 10...19),
+        unit(3, parent: 0, kind: "entry", title: "24 July. Whitby.", from: "--07-24", voice: "Mina Murray", place: "Whitby", chunks: 20...59),
+        unit(4, parent: 0, kind: "entry", title: "1 October, 4 a.m.", from: "--10-01", voice: "Dr. Seward", chunks: 60...99),
+    ]
+
+    func ranges(_ question: String, _ units: [StructureUnit], chunks: Int) -> [FocusRange] {
+        StructureFocus.ranges(QueryReferences.parse(question), words: SearchEngine.plainWords(question),
+                              units: ["b": units], chunkCounts: ["b": chunks])
+    }
+
+    func testActAndSceneNarrowToOneScene() {
+        let r = ranges("what does the queen say in Act 3, scene 4?", play, chunks: 200)
+        XCTAssertEqual(r.map(\.chunks), [110...119])
+        XCTAssertEqual(r.first?.weight ?? 0, 1, accuracy: 1e-9, "a twentieth of the book: fully narrow")
+        XCTAssertEqual(ranges("in the last act", play, chunks: 200).map(\.chunks), [160...199])
+        XCTAssertEqual(ranges("in Act 9", play, chunks: 200), [], "a reference that matches nothing adds nothing")
+    }
+
+    func testDatesFindTheirEntry() {
+        XCTAssertEqual(ranges("the inn on the 4th of May", diary, chunks: 100).map(\.chunks), [10...19])
+        // "in May" holds two entries; the chapter around them is not counted again.
+        XCTAssertEqual(ranges("early in May", diary, chunks: 100).map(\.chunks), [0...19])
+        XCTAssertEqual(ranges("in the autumn", diary, chunks: 100).map(\.chunks), [60...99])
+        XCTAssertEqual(ranges("on Christmas Eve", diary, chunks: 100), [])
+    }
+
+    func testVoicesPlacesAndTitles() {
+        let r = ranges("what Mina writes at Whitby", diary, chunks: 100)
+        XCTAssertEqual(Set(r.map(\.chunks)), [20...59])
+        XCTAssertEqual(r.count, 2, "two words of the question point there, each counting")
+        // A word shared by most units (every entry is Jonathan's or another's journal) says nothing.
+        let essays = (0..<10).map { unit($0, title: $0 == 3 ? "The Bean-Field" : "Essay \($0)", chunks: ($0 * 10)...($0 * 10 + 9)) }
+        XCTAssertEqual(ranges("the bean patch he hoed", essays, chunks: 100).map(\.chunks), [30...39])
+        XCTAssertEqual(ranges("in the essay", essays, chunks: 100), [])
+    }
+
+    func testBroadReferencesWeighLess() {
+        let narrow = ranges("on the 4th of May", diary, chunks: 100).first!.weight
+        let broad = ranges("in Act 2", play, chunks: 200).first!.weight   // a fifth of the play
+        XCTAssertLessThan(broad, narrow)
+        XCTAssertGreaterThan(broad, 0)
+        let position = ranges("near the end of the book", play, chunks: 200)
+        XCTAssertEqual(position.map(\.chunks), [170...199])
+        XCTAssertLessThan(position.first!.weight, 0.5)
+    }
+
+    func testOldStyleYearsAndYearlessEntries() {
+        let book = [unit(0, kind: "entry", title: "February 1714-15", from: "1714-02", to: "1715-02", chunks: 0...4),
+                    unit(1, kind: "entry", title: "March 1716", from: "1716-03", chunks: 5...99)]
+        XCTAssertEqual(ranges("what he wrote in 1715", book, chunks: 100).map(\.chunks), [0...4])
+        XCTAssertEqual(ranges("in February 1714", book, chunks: 100).map(\.chunks), [0...4])
+        // A yearless diary matches a dated question by month and day.
+        XCTAssertEqual(ranges("on May 3rd, 1893", diary, chunks: 100).map(\.chunks), [0...9])
+    }
+
+    func testBookSharesScaleOtherBooks() {
+        var focus = Focus([FocusRange(bookID: "a", chunks: 0...9, weight: 1), FocusRange(bookID: "b", chunks: 0...9, weight: 1)])
+        focus.weighByBooks(["a": 0.6, "b": 0.1])
+        XCTAssertEqual(focus.weight("a", 5), 1, accuracy: 1e-9)
+        XCTAssertEqual(focus.weight("b", 5), 0.2, accuracy: 1e-9)
+        XCTAssertEqual(focus.weight("b", 50), 0)
+    }
+}
