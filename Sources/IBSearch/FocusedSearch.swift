@@ -53,8 +53,11 @@ struct Focus {
     }
 
     /// The ranges worth searching on their own: those at least half as strong as
-    /// the strongest, at most `maxRanges` of them and `maxChunks` chunks in all.
-    func searched(maxRanges: Int = 64, maxChunks: Int = 6_000) -> [FocusRange] {
+    /// the strongest, at most 64 of them and 6,000 chunks in all; in a `large`
+    /// scope (past the window scan's limit, where a search has less time to
+    /// spare) 16 and 1,500.
+    func searched(large: Bool = false) -> [FocusRange] {
+        let maxRanges = large ? 16 : 64, maxChunks = large ? 1_500 : 6_000
         guard let top = ranges.map(\.weight).max(), top > 0 else { return [] }
         var out: [FocusRange] = []
         var chunks = 0
@@ -103,11 +106,11 @@ extension SearchEngine {
     }
 
     /// The vector list inside the focus: each chunk's best window, best first, `depth` of them.
-    func focusVectorHits(_ focus: Focus, query: [Float], scope: SearchScope?, depth: Int) throws -> [ChunkHit] {
+    func focusVectorHits(_ focus: Focus, query: [Float], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
         let dim = query.count
         var scores = [Float](repeating: 0, count: 64)
         var best: [(hit: ChunkHit, similarity: Float)] = []
-        for range in focus.searched() {
+        for range in focus.searched(large: !small) {
             let limit = lastPage(range.bookID, scope)
             try query.withUnsafeBufferPointer { q in
                 try library.forEachWindows(bookID: range.bookID, chunks: range.chunks, lastPage: limit) { ref, index, codes in
@@ -127,12 +130,12 @@ extension SearchEngine {
     }
 
     /// The full-text list inside the focus, scored as the whole scope's list is.
-    func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int) throws -> [ChunkHit] {
+    func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
         let pruned = try Self.pruneCommon(library, concepts, commonFraction: commonFraction)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
         let singleTerms = pruned.allSatisfy { $0.members.count == 1 }
         var hits: [ChunkHit] = []
-        for range in focus.searched() {
+        for range in focus.searched(large: !small) {
             hits += try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, bookID: range.bookID,
                                                    chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
         }

@@ -328,8 +328,8 @@ public final class SearchEngine {
                 focus.weighByBooks(Focus.bookShares(vectorHits, textHits))
             }
             if !focus.isEmpty {
-                if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth), to: vectorHits) }
-                textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth), to: textHits)
+                if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth, small: small), to: vectorHits) }
+                textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth, small: small), to: textHits)
                 mark("focus (\(focus.ranges.count) ranges)")
             }
             if phraseWeight > 0 { quoted = try phraseHits(query.text, references: references, scope: scope); mark("phrases") }
