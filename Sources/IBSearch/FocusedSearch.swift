@@ -79,7 +79,7 @@ extension SearchEngine {
         let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
         guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
-        var units: [String: [StructureUnit]] = [:]
+        var units: [String: [SearchSection]] = [:]
         for id in books {
             let book = try structure(id)
             if !book.isEmpty { units[id] = book }
@@ -91,11 +91,11 @@ extension SearchEngine {
     }
 
     /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).
-    func structure(_ bookID: String) throws -> [StructureUnit] {
+    func structure(_ bookID: String) throws -> [SearchSection] {
         if let cached = structureCache[bookID] { return cached }
-        let units = try library.sections(bookID: bookID).compactMap { row -> StructureUnit? in
+        let units = try library.sections(bookID: bookID).compactMap { row -> SearchSection? in
             guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
-            var unit = StructureUnit(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
+            var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
                                      title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
                                      voice: row.voice, place: row.place, chunks: first...last)
             unit.dateText = (row.dateFrom, row.dateTo)
@@ -107,20 +107,13 @@ extension SearchEngine {
 
     /// The vector list inside the focus: each chunk's best window, best first, `depth` of them.
     func focusVectorHits(_ focus: Focus, query: [Float], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
-        let dim = query.count
         var scores = [Float](repeating: 0, count: 64)
         var best: [(hit: ChunkHit, similarity: Float)] = []
         for range in focus.searched(large: !small) {
             let limit = lastPage(range.bookID, scope)
             try query.withUnsafeBufferPointer { q in
                 try library.forEachWindows(bookID: range.bookID, chunks: range.chunks, lastPage: limit) { ref, index, codes in
-                    guard dim > 0, codes.count >= dim, codes.count % dim == 0, let base = codes.baseAddress else { return }
-                    let count = codes.count / dim
-                    if scores.count < count { scores = [Float](repeating: 0, count: count) }
-                    let top = scores.withUnsafeMutableBufferPointer { out -> Float in
-                        ib_int8_cosines(base.assumingMemoryBound(to: Int8.self), Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
-                        return out[0..<count].max() ?? -1
-                    }
+                    guard let top = Self.bestWindow(codes, query: q, scores: &scores) else { return }
                     best.append((ChunkHit(ref: ref, bookID: range.bookID, index: index, score: Double(1 - top)), top))
                 }
             }

@@ -172,7 +172,7 @@ public final class SearchEngine {
 
     private var bookCache: [String: BookSummary] = [:]
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
-    var structureCache: [String: [StructureUnit]] = [:]
+    var structureCache: [String: [SearchSection]] = [:]
     /// The full-text half's read connection, kept between searches (ParallelText).
     var textReader = Handoff(library: nil)
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
@@ -370,8 +370,8 @@ public final class SearchEngine {
     }
 
     /// The unit itself when it carries a date, else its nearest dated ancestor.
-    func datedUnit(_ unit: StructureUnit) throws -> StructureUnit? {
-        var current: StructureUnit? = unit
+    func datedUnit(_ unit: SearchSection) throws -> SearchSection? {
+        var current: SearchSection? = unit
         let book = try structure(unit.bookID)
         while let u = current {
             if u.dateText.from != nil { return u }

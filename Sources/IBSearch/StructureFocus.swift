@@ -38,7 +38,7 @@ public struct BookDate: Sendable, Equatable {
 }
 
 /// One unit of a book's structure, as the focus reads it.
-public struct StructureUnit: Sendable {
+public struct SearchSection: Sendable {
     public var bookID: String
     public var ord: Int
     public var parent: Int?
@@ -90,10 +90,10 @@ public enum StructureFocus {
     /// The weighted chunk ranges `references` and `words` (the question's
     /// lowercased words) point to, over `units` (each searched book's structure)
     /// and `chunkCounts` (each searched book's chunks).
-    public static func ranges(_ references: QueryReferences, words: [String], units: [String: [StructureUnit]],
+    public static func ranges(_ references: QueryReferences, words: [String], units: [String: [SearchSection]],
                               chunkCounts: [String: Int]) -> [FocusRange] {
         var out: [FocusRange] = []
-        func add(_ matched: [StructureUnit], strength: Double) {
+        func add(_ matched: [SearchSection], strength: Double) {
             out += weighted(matched.map { ($0.bookID, $0.chunks) }, strength: strength, chunkCounts: chunkCounts)
         }
         var partRanges: [(String, ClosedRange<Int>)] = []
@@ -107,8 +107,7 @@ public enum StructureFocus {
             let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
             add(innermost(matched), strength: strength)
         }
-        for (word, matched) in titleMatches(words, units: units) {
-            _ = word
+        for (_, matched) in titleMatches(words, units: units) {
             add(innermost(matched), strength: titleWordStrength)
         }
         if let position = references.position {
@@ -159,7 +158,7 @@ public enum StructureFocus {
 
     /// The matched units that hold no other matched unit: a dated entry, not
     /// also the chapter around it that carries the same date.
-    static func innermost(_ matched: [StructureUnit]) -> [StructureUnit] {
+    static func innermost(_ matched: [SearchSection]) -> [SearchSection] {
         let parents = Set(matched.compactMap { u in u.parent.map { "\(u.bookID)\u{0}\($0)" } })
         return matched.filter { !parents.contains("\($0.bookID)\u{0}\($0.ord)") }
     }
@@ -177,7 +176,7 @@ public enum StructureFocus {
     }
 
     /// Whether `unit` is the last step of `path` and its ancestors match the earlier steps in order.
-    static func matches(_ path: [PartStep], _ unit: StructureUnit, in book: [StructureUnit]) -> Bool {
+    static func matches(_ path: [PartStep], _ unit: SearchSection, in book: [SearchSection]) -> Bool {
         guard let last = path.last, compatible(last.kind, unit.kind), numberMatches(last, unit, in: book) else { return false }
         var remaining = path.dropLast()
         var parent = unit.parent
@@ -189,7 +188,7 @@ public enum StructureFocus {
         return true
     }
 
-    static func numberMatches(_ step: PartStep, _ unit: StructureUnit, in book: [StructureUnit]) -> Bool {
+    static func numberMatches(_ step: PartStep, _ unit: SearchSection, in book: [SearchSection]) -> Bool {
         if step.number > 0 { return unit.number == step.number }
         // "the last act": the highest number of its kind among its siblings.
         let siblings = book.filter { $0.parent == unit.parent && compatible(step.kind, $0.kind) }
@@ -199,7 +198,7 @@ public enum StructureFocus {
     // MARK: dates
 
     /// Whether a unit's dates overlap the question's.
-    static func matches(_ date: DateReference, _ unit: StructureUnit) -> Bool {
+    static func matches(_ date: DateReference, _ unit: SearchSection) -> Bool {
         guard let from = unit.dateFrom else { return false }
         let to = unit.dateTo ?? from
         // A book that gives no year (a diary of "3 May") matches by month and day alone.
@@ -235,15 +234,15 @@ public enum StructureFocus {
 
     /// The question's words found in section titles, voices or places, each with the
     /// units holding it; words common to many of a book's units are left out.
-    static func titleMatches(_ words: [String], units: [String: [StructureUnit]]) -> [(String, [StructureUnit])] {
+    static func titleMatches(_ words: [String], units: [String: [SearchSection]]) -> [(String, [SearchSection])] {
         // Numbers are read as dates and parts (QueryReferences), not as title words.
         let asked = Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber)
             && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
             .map(QueryText.stem))
         guard !asked.isEmpty else { return [] }
-        var found: [String: [StructureUnit]] = [:]
+        var found: [String: [SearchSection]] = [:]
         for book in units.values {
-            var inBook: [String: [StructureUnit]] = [:]
+            var inBook: [String: [SearchSection]] = [:]
             for unit in book {
                 let text = [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
                 let unitWords = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })

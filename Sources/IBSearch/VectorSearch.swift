@@ -97,19 +97,11 @@ extension SearchEngine {
     /// window's, and the `depth` most similar chunks come back, best first.
     static func scanWindows(_ hits: [ChunkHit], query: [Float], scope: SearchScope?,
                             depth: Int, library: Library) throws -> [ChunkHit] {
-        let dim = query.count
         var scores = [Float](repeating: 0, count: 64)
         var best = TopScores(capacity: max(1, depth))
         try query.withUnsafeBufferPointer { q in
             try library.forEachWindows(in: scope) { ref, codes in
-                guard dim > 0, codes.count >= dim, codes.count % dim == 0, let base = codes.baseAddress else { return }
-                let count = codes.count / dim
-                if scores.count < count { scores = [Float](repeating: 0, count: count) }
-                let top = scores.withUnsafeMutableBufferPointer { out -> Float in
-                    ib_int8_cosines(base.assumingMemoryBound(to: Int8.self), Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
-                    return out[0..<count].max() ?? -1
-                }
-                best.offer(ref.seq, top)
+                if let top = Self.bestWindow(codes, query: q, scores: &scores) { best.offer(ref.seq, top) }
             }
         }
         var similarity: [ChunkRef: (hit: ChunkHit, value: Double)] = [:]
@@ -134,6 +126,21 @@ extension SearchEngine {
     func vectorSearch(_ text: String, k: Int, scope: SearchScope?, required: Bool) throws -> (hits: [ChunkHit], vector: [Float])? {
         guard let vector = try queryVector(text, required: required) else { return nil }
         return (try library.nearestChunks(to: vector, k: k, in: scope), vector)
+    }
+}
+
+extension SearchEngine {
+    /// The best cosine of a chunk's window codes (int8, `query.count` wide each)
+    /// to the query; nil when the codes are not whole windows. `scores` is scratch.
+    static func bestWindow(_ codes: UnsafeRawBufferPointer, query q: UnsafeBufferPointer<Float>, scores: inout [Float]) -> Float? {
+        let dim = q.count
+        guard dim > 0, codes.count >= dim, codes.count % dim == 0, let base = codes.baseAddress else { return nil }
+        let count = codes.count / dim
+        if scores.count < count { scores = [Float](repeating: 0, count: count) }
+        return scores.withUnsafeMutableBufferPointer { out -> Float in
+            ib_int8_cosines(base.assumingMemoryBound(to: Int8.self), Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
+            return out[0..<count].max() ?? -1
+        }
     }
 }
 

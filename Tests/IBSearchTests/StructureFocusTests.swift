@@ -7,14 +7,14 @@ import XCTest
 final class StructureFocusTests: XCTestCase {
     func unit(_ ord: Int, parent: Int? = nil, kind: String? = nil, number: Int? = nil, title: String,
               from: String? = nil, to: String? = nil, voice: String? = nil, place: String? = nil,
-              chunks: ClosedRange<Int>, book: String = "b") -> StructureUnit {
-        StructureUnit(bookID: book, ord: ord, parent: parent, kind: kind, number: number, title: title, path: [title],
+              chunks: ClosedRange<Int>, book: String = "b") -> SearchSection {
+        SearchSection(bookID: book, ord: ord, parent: parent, kind: kind, number: number, title: title, path: [title],
                       dateFrom: BookDate(from), dateTo: BookDate(to), voice: voice, place: place, chunks: chunks)
     }
 
     /// A play of 5 acts x 4 scenes, 10 chunks a scene (200 chunks).
-    lazy var play: [StructureUnit] = {
-        var units: [StructureUnit] = []
+    lazy var play: [SearchSection] = {
+        var units: [SearchSection] = []
         for act in 1...5 {
             let actOrd = units.count, start = (act - 1) * 40
             units.append(unit(actOrd, kind: "act", number: act, title: "Act \(act)", chunks: start...(start + 39)))
@@ -27,7 +27,7 @@ final class StructureFocusTests: XCTestCase {
     }()
 
     /// A diary of 100 chunks: a chapter, then four dated entries in two voices.
-    lazy var diary: [StructureUnit] = [
+    lazy var diary: [SearchSection] = [
         unit(0, kind: "chapter", number: 1, title: "I", chunks: 0...99),
         unit(1, parent: 0, kind: "entry", title: "3 May. Bistritz.", from: "--05-03", voice: "Jonathan Harker", place: "Bistritz", chunks: 0...9),
         unit(2, parent: 0, kind: "entry", title: "4 May.", from: "--05-04", voice: "Jonathan Harker", chunks: 10...19),
@@ -35,7 +35,7 @@ final class StructureFocusTests: XCTestCase {
         unit(4, parent: 0, kind: "entry", title: "1 October, 4 a.m.", from: "--10-01", voice: "Dr. Seward", chunks: 60...99),
     ]
 
-    func ranges(_ question: String, _ units: [StructureUnit], chunks: Int) -> [FocusRange] {
+    func ranges(_ question: String, _ units: [SearchSection], chunks: Int) -> [FocusRange] {
         StructureFocus.ranges(QueryReferences.parse(question), words: SearchEngine.plainWords(question),
                               units: ["b": units], chunkCounts: ["b": chunks])
     }
