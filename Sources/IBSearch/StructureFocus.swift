@@ -77,13 +77,17 @@ public enum StructureFocus {
     static let spanStrength = 0.8      // a month, a season, a feast spanning days
     static let yearStrength = 0.6
     static let dayOnlyStrength = 0.5   // "on the 17th"
-    /// A word of a title is weak evidence: names recur through a book while the
-    /// chapter that bears one is one place (0.6 cost the first long set 0.03 on
-    /// its tuning part; 0.2 keeps it and most of the readers' gain).
-    static let titleWordStrength = 0.2
+    /// A word of a title, voice or place, where the question uses it to say where
+    /// ("in Economy", "at the Galapagos", "in Mina's journal"). Any word of the
+    /// question matched against titles cost the first long set 0.03 on its tuning
+    /// part (names recur through a book; the chapter bearing one is one place)
+    /// and gained nothing on the readers' tuning part.
+    static let titleWordStrength = 0.6
     static let positionStrength = 0.5
     /// A reference covering this share of its books (or less) counts fully.
     static let fullyNarrow = 0.05
+    /// The narrowness of a reference covering 40% of its books (log 0.4 / log 0.05).
+    static let minimumNarrowness = 0.3
     /// Words of a title shared by more than this share of a book's units name no place in it.
     static let commonTitleShare = 0.4
 
@@ -107,7 +111,7 @@ public enum StructureFocus {
             let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
             add(innermost(matched), strength: strength)
         }
-        for (_, matched) in titleMatches(words, units: units) {
+        for (_, matched) in titleMatches(locatingWords(words), units: units) {
             add(innermost(matched), strength: titleWordStrength)
         }
         if let position = references.position {
@@ -139,7 +143,9 @@ public enum StructureFocus {
         guard total > 0, covered > 0 else { return [] }
         let share = min(1, Double(covered) / Double(total))
         let narrowness = min(1, max(0, log(share) / log(fullyNarrow)))
-        guard narrowness > 0 else { return [] }
+        // Covering more than 40% of its books, a reference locates nothing (a
+        // name in the titles of half a book's chapters: "Esther's Narrative").
+        guard narrowness >= minimumNarrowness else { return [] }
         return merged.map { FocusRange(bookID: $0.0, chunks: $0.1, weight: strength * narrowness) }
     }
 
@@ -231,6 +237,31 @@ public enum StructureFocus {
     }
 
     // MARK: words of titles
+
+    /// Words before which a question's next word says where ("in Economy").
+    static let locating: Set<String> = ["in", "at", "during", "near", "from", "on"]
+    /// Words after which the word before names a part ("the Galapagos chapter", "Mina's journal").
+    static let partNouns: Set<String> = ["chapter", "journal", "diary", "letter", "essay", "section", "scene", "memorandum", "log"]
+
+    /// The question's words that it uses to place the moment: the first content
+    /// word after "in", "at", "during"... (skipping "the", "a", a possessive's "s"),
+    /// and the word before "chapter", "journal", "diary"...
+    static func locatingWords(_ words: [String]) -> [String] {
+        var out: [String] = []
+        for (i, w) in words.enumerated() {
+            if locating.contains(w) {
+                var j = i + 1
+                while j < words.count, ["the", "a", "an", "his", "her", "their"].contains(words[j]) { j += 1 }
+                if j < words.count { out.append(words[j]) }
+            }
+            if partNouns.contains(w) {
+                var j = i - 1
+                if j >= 0, words[j] == "s" { j -= 1 }   // "Mina's journal" (words split at the apostrophe)
+                if j >= 0 { out.append(words[j]) }
+            }
+        }
+        return out
+    }
 
     /// The question's words found in section titles, voices or places, each with the
     /// units holding it; words common to many of a book's units are left out.

@@ -57,12 +57,14 @@ final class StructureFocusTests: XCTestCase {
     }
 
     func testVoicesPlacesAndTitles() {
-        let r = ranges("what Mina writes at Whitby", diary, chunks: 100)
+        let r = ranges("what she writes in Mina's journal at Whitby", diary, chunks: 100)
         XCTAssertEqual(Set(r.map(\.chunks)), [20...59])
         XCTAssertEqual(r.count, 2, "two words of the question point there, each counting")
         // A word shared by most units (every entry is Jonathan's or another's journal) says nothing.
         let essays = (0..<10).map { unit($0, title: $0 == 3 ? "The Bean-Field" : "Essay \($0)", chunks: ($0 * 10)...($0 * 10 + 9)) }
-        XCTAssertEqual(ranges("the bean patch he hoed", essays, chunks: 100).map(\.chunks), [30...39])
+        XCTAssertEqual(ranges("in the bean field, what he hoed", essays, chunks: 100).map(\.chunks), [30...39])
+        // A title's word the question does not use to say where places nothing.
+        XCTAssertEqual(ranges("the bean patch he hoed", essays, chunks: 100), [])
         XCTAssertEqual(ranges("in the essay", essays, chunks: 100), [])
     }
 
