@@ -7,7 +7,7 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
     ib-parse) _ib_opts='-f --format --title --encoding --page-chars --timeout --max-bytes --ocr --lang -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-chunk) _ib_opts='--size --overlap --tokenizer --no-pages --model-dir --tokenize -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-embed) _ib_opts='--query --text --encoding --batch --threads --model-dir --precision --verify-model --progress --no-windows --provider --model --base-url --dim --timeout --retries --jobs --cache --no-cache -h --help --version --no-progress' _ib_subs='' _ib_files=1 ;;
-    ib-index) _ib_opts='--db --replace --restructure --json --missing-embeddings --floats -q --quiet -h --help --version' _ib_subs='list show delete set-page export stats vacuum quantize' _ib_files=1 ;;
+    ib-index) _ib_opts='--db --replace --restructure --json --missing-embeddings --floats --purge -y --yes -q --quiet -h --help --version' _ib_subs='list show delete set-page export stats vacuum quantize' _ib_files=1 ;;
     ib-search) _ib_opts='-k --count --mode --book --kind --page --all-pages --json --explain --candidates --rrf-k --expand --rerank --provider --model --timeout --db --model-dir -h --help --version' _ib_subs='' _ib_files=0 ;;
     ib-ask) _ib_opts='-b --book --page --all-pages --provider --model --base-url --rounds -k --no-tools --no-expand --no-rerank --max-tokens --timeout --retries -c --continue --conversation --list --strict --json -v --verbose --db --model-dir -h --help --version --search' _ib_subs='' _ib_files=0 ;;
     ib-capture) _ib_opts='--db --dry-run --json --create --ask --image --text --yes --today --now --format --private -h --help --version' _ib_subs='status export import' _ib_files=0 ;;
