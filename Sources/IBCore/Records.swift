@@ -249,8 +249,9 @@ public struct ChunkRecord: Sendable, Equatable {
         endPage = try r.int("end_page", in: 1...RecordLimits.pages)
         if endPage < startPage { throw RecordError("chunk record: end_page \(endPage) is before start_page \(startPage)") }
         startOffset = try r.optionalInt("start_offset", in: 0...RecordLimits.offsets) ?? 0
-        endOffset = try r.optionalInt("end_offset", in: 0...RecordLimits.offsets) ?? 0
-        if startPage == endPage && endOffset < startOffset && object["end_offset"] != nil {
+        // A missing end on a one-page chunk is its start (so the record writes back readable).
+        endOffset = try r.optionalInt("end_offset", in: 0...RecordLimits.offsets) ?? (startPage == endPage ? startOffset : 0)
+        if startPage == endPage && endOffset < startOffset {
             throw RecordError("chunk record: end_offset \(endOffset) is before start_offset \(startOffset) on the same page")
         }
         tokenCount = try r.optionalInt("token_count", in: 0...RecordLimits.offsets) ?? 0

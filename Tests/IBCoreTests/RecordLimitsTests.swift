@@ -49,4 +49,13 @@ final class RecordLimitsTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("\(path):2: page record: field 'book_id'"), "\(error)")
         }
     }
+
+    /// A one-page chunk without end_offset (found by the records fuzzer): what it
+    /// writes back must read again.
+    func testChunkWithoutEndOffsetRoundTrips() throws {
+        let record = try Record(JSON.parse(#"{"type":"chunk","book_id":"b","index":2,"start_page":3,"end_page":3,"start_offset":817,"text":"x"}"#))
+        var out: [UInt8] = []
+        record.write(to: &out)
+        XCTAssertNoThrow(try Record(JSON.parse(out)), String(decoding: out, as: UTF8.self))
+    }
 }
