@@ -299,7 +299,7 @@ public final class Library {
     /// known ones plus any later migration's table with a book_id column
     /// (ib-capture's reading_state, ...). They move to a new version of a book.
     public func readerTablesWithBookID() throws -> [String] {
-        let content: Set<String> = ["books", "chunks", "pages", "book_authors", "section_summaries", "vector_blocks"]
+        let content: Set<String> = ["books", "chunks", "pages", "book_authors", "section_summaries", "vector_blocks", "sections"]
         let rows = try db.query("""
             SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
               AND m.name NOT LIKE 'chunks_fts%' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'book_id')
