@@ -4,6 +4,8 @@
 // and Old Style double years ("February 1714–15": 1714-02 to 1715-02).
 // Dates come out as 'YYYY-MM-DD', 'YYYY-MM', 'YYYY', or '--MM-DD' without a year.
 
+import IBCore
+
 struct HeaderDate: Equatable {
     var from: String
     var to: String?
@@ -12,11 +14,7 @@ struct HeaderDate: Equatable {
 }
 
 enum StructureDates {
-    static let months: [String: Int] = [
-        "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
-        "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sept": 9, "sep": 9,
-        "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
-    ]
+    static let months = CalendarWords.months
 
     struct Token { var text: Substring; var range: Range<String.Index> }
 

@@ -3,6 +3,8 @@
 // voice a journal or letter is in ("Mina Murray's Journal", "Letter, Lucy
 // Westenra to Mina Murray"), and the date a header gives (StructureDates).
 
+import IBCore
+
 enum StructureTitles {
     static let kindWords: [String: String] = [
         "book": "book", "part": "part", "volume": "part", "chapter": "chapter", "act": "act", "scene": "scene",
@@ -21,30 +23,10 @@ enum StructureTitles {
         return (nil, nil)
     }
 
-    static let numberWords: [String: Int] = [
-        "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-        "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-        "eighteen": 18, "nineteen": 19, "twenty": 20, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
-        "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
-    ]
-
-    /// "14", "XIV", "xiv", "Two", "Second" -> the number.
+    /// "14", "XIV", "xiv", "Two", "Second" -> the number (the shared calendar words).
     static func number(_ word: String) -> Int? {
-        if let n = Int(word), n >= 0, n < 100_000 { return n }
-        if let n = numberWords[word.lowercased()] { return n }
-        return roman(word)
-    }
-
-    static func roman(_ word: String) -> Int? {
-        let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000]
-        let letters = Array(word.lowercased())
-        guard !letters.isEmpty, letters.count <= 12, letters.allSatisfy({ values[$0] != nil }) else { return nil }
-        var total = 0
-        for (i, c) in letters.enumerated() {
-            let v = values[c]!
-            if i + 1 < letters.count, values[letters[i + 1]]! > v { total -= v } else { total += v }
-        }
-        return total > 0 ? total : nil
+        guard let n = CalendarWords.number(word, romanAllowed: true), n < 100_000 else { return nil }
+        return n
     }
 
     static let honorifics: Set<String> = ["miss", "mrs.", "mr.", "messrs.", "hon.", "sir", "lord", "lady", "madam", "mme."]

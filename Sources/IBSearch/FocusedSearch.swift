@@ -76,6 +76,8 @@ extension SearchEngine {
 
     /// The focus of `query` within `scope`; empty when it names nothing the books' structure holds.
     func focus(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> Focus {
+        let words = Self.plainWords(query.focusText ?? query.text)
+        guard StructureFocus.mayLocate(references, words: words) else { return Focus([]) }
         let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
         guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
@@ -86,7 +88,7 @@ extension SearchEngine {
         }
         guard !units.isEmpty || references.position != nil else { return Focus([]) }
         let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
-        let ranges = StructureFocus.ranges(references, words: Self.plainWords(query.focusText ?? query.text), units: units, chunkCounts: counts)
+        let ranges = StructureFocus.ranges(references, words: words, units: units, chunkCounts: counts)
         return Focus(ranges)
     }
 

@@ -263,13 +263,26 @@ public enum StructureFocus {
         return out
     }
 
+    /// The words of `words` that may name a section by its title, stemmed.
+    /// Numbers are read as dates and parts (QueryReferences), not as title words.
+    static func titleWords(_ words: [String]) -> Set<String> {
+        Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber)
+            && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
+            .map(QueryText.stem))
+    }
+
+    /// Whether a question can point anywhere: it names a date, a part or a
+    /// position, or places the moment with a word a title may hold. A question
+    /// that cannot is never focused, and its books' structure is not read.
+    static func mayLocate(_ references: QueryReferences, words: [String]) -> Bool {
+        !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
+            || !titleWords(locatingWords(words)).isEmpty
+    }
+
     /// The question's words found in section titles, voices or places, each with the
     /// units holding it; words common to many of a book's units are left out.
     static func titleMatches(_ words: [String], units: [String: [SearchSection]]) -> [(String, [SearchSection])] {
-        // Numbers are read as dates and parts (QueryReferences), not as title words.
-        let asked = Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber)
-            && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
-            .map(QueryText.stem))
+        let asked = titleWords(words)
         guard !asked.isEmpty else { return [] }
         var found: [String: [SearchSection]] = [:]
         for book in units.values {
