@@ -23,6 +23,24 @@ public enum TextClasses {
         c.unicodeScalars.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
     }
 
+    /// A letter or digit of a word (Unicode Alphabetic, or any numeric type).
+    /// ASCII is answered without the Unicode property tables: search reads every
+    /// candidate chunk's words, and those lookups were a tenth of a search's time.
+    @inlinable
+    public static func isWordScalar(_ s: Unicode.Scalar) -> Bool {
+        let v = s.value
+        if v < 0x80 { return (0x61...0x7A).contains(v | 0x20) || (0x30...0x39).contains(v) }
+        return s.properties.isAlphabetic || s.properties.numericType != nil
+    }
+
+    /// Unicode White_Space, with the same ASCII shortcut.
+    @inlinable
+    public static func isWhitespaceScalar(_ s: Unicode.Scalar) -> Bool {
+        let v = s.value
+        if v < 0x80 { return v == 0x20 || (0x09...0x0D).contains(v) }
+        return s.properties.isWhitespace
+    }
+
     /// A space or a tab (POSIX "blank"): what separates a key from its value on one line.
     @inlinable
     public static func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }

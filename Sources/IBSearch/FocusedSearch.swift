@@ -143,17 +143,20 @@ extension SearchEngine {
         scope?.books.first(where: { $0.id == bookID })?.lastPage
     }
 
-    /// The chunks holding a phrase the reader quotes word for word: the quoted
+    /// The phrases a reader quotes word for word, as FTS5 phrase text: the quoted
     /// runs, else the whole question when it is a line of four words or more.
-    func phraseHits(_ text: String, references: QueryReferences, scope: SearchScope?) throws -> Set<ChunkRef> {
+    static func quotedPhrases(_ text: String, references: QueryReferences) -> [String] {
         var phrases = references.phrases
         let words = QueryText.words(text).filter { !$0.cjk }
         if phrases.isEmpty && words.count >= 4 && words.count <= 40 { phrases = [words.map(\.text).joined(separator: " ")] }
+        return phrases.map { QueryText.words($0).map(\.text).joined(separator: " ") }.filter { !$0.isEmpty }
+    }
+
+    /// The chunks holding any of `phrases` (quotedPhrases), at most 10 a phrase.
+    static func phraseHits(_ library: Library, _ phrases: [String], scope: SearchScope?) throws -> Set<ChunkRef> {
         var found = Set<ChunkRef>()
         for phrase in phrases {
-            let plain = QueryText.words(phrase).map(\.text).joined(separator: " ")
-            guard !plain.isEmpty else { continue }
-            for hit in try library.phraseCandidates(plain, in: scope, limit: 10) { found.insert(hit.ref) }
+            for hit in try library.phraseCandidates(phrase, in: scope, limit: 10) { found.insert(hit.ref) }
         }
         return found
     }

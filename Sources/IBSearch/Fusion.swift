@@ -120,11 +120,10 @@ extension SearchEngine {
     /// concepts found and their number (CJK: characters; see coverage()).
     static func matched(_ text: String, concepts: [Concept]) -> (found: Double, units: Double) {
         guard !concepts.isEmpty else { return (0, 0) }
-        let words = Set(QueryText.words(text).filter { !$0.cjk }.map { $0.text.lowercased() })
-        lazy var lowered = text.lowercased()
+        let finder = WordFinder(text)
         func present(_ term: QueryTerm) -> Bool {
-            if term.text.contains(" ") { return lowered.contains(term.text) }
-            return term.prefix ? words.contains(where: { $0.hasPrefix(term.text) }) : words.contains(term.text)
+            if term.text.contains(" ") { return finder.contains(phrase: term.text) }
+            return finder.contains(word: term.text, prefix: term.prefix)
         }
         var units = 0.0, found = 0.0
         // The previous bigram's second character and whether that bigram was found.

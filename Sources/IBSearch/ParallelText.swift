@@ -1,4 +1,5 @@
-// The full-text half of a hybrid search, run on a Dispatch worker with its own
+// The full-text half of a hybrid search (the ranked list, and the chunks
+// holding the words the reader quotes), run on a Dispatch worker with its own
 // read-only connection while the caller embeds the query and scans vectors
 // (the two halves cost about the same, so a hybrid search takes about as long
 // as its slower half). It replaces a raw pthread whose job object was shared
@@ -10,10 +11,11 @@ import IBStore
 import Synchronization
 
 /// The full-text half started at once on another thread; `wait()` returns its
-/// hits and the concepts it searched (the query's and any expansions), or nil
-/// when it failed (the caller then runs it on its own connection).
+/// hits, the concepts it searched (the query's and any expansions) and the
+/// chunks holding `phrases`, or nil when it failed (the caller then runs it on
+/// its own connection).
 final class ParallelText: Sendable {
-    typealias Outcome = (hits: [ChunkHit], concepts: [Concept])
+    typealias Outcome = (hits: [ChunkHit], concepts: [Concept], quoted: Set<ChunkRef>)
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
     private let connection = Mutex<Handoff>(Handoff(library: nil))
@@ -21,7 +23,7 @@ final class ParallelText: Sendable {
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
     init(path: String, reader: Handoff, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
-         scope: SearchScope?, commonFraction: Double) {
+         scope: SearchScope?, commonFraction: Double, phrases: [String]) {
         finished.enter()
         DispatchQueue.global().async { [self] in
             defer { finished.leave() }
@@ -30,7 +32,8 @@ final class ParallelText: Sendable {
                 connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
                 let hits = try SearchEngine.textSearch(reader, all, k: k, scope: scope, commonFraction: commonFraction)
-                outcome.withLock { $0 = (hits, all) }
+                let quoted = try SearchEngine.phraseHits(reader, phrases, scope: scope)
+                outcome.withLock { $0 = (hits, all, quoted) }
             } catch {
                 // Left nil: the caller searches on its own connection.
             }

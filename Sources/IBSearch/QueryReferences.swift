@@ -92,10 +92,10 @@ public struct QueryReferences: Sendable, Equatable {
         let scalars = Array(text.lowercased().unicodeScalars)
         for (i, s) in scalars.enumerated() {
             let joiner = s == "'" || s == "\u{2019}" || s == "-" || s == "\u{2013}"
-            if s.properties.isAlphabetic || s.properties.numericType != nil {
+            if TextClasses.isWordScalar(s) {
                 current.unicodeScalars.append(s)
             } else if joiner, !current.isEmpty, i + 1 < scalars.count,
-                      scalars[i + 1].properties.isAlphabetic || scalars[i + 1].properties.numericType != nil {
+                      TextClasses.isWordScalar(scalars[i + 1]) {
                 current.unicodeScalars.append(s == "\u{2019}" ? "'" : (s == "\u{2013}" ? "-" : s))
             } else if !current.isEmpty {
                 out.append(current); current = ""

@@ -58,7 +58,7 @@ public enum QueryText {
         }
         for s in text.unicodeScalars {
             let cjk = TextClasses.isCJK(s.value)
-            if cjk || s.properties.isAlphabetic || s.properties.numericType != nil {
+            if cjk || TextClasses.isWordScalar(s) {
                 if !current.isEmpty && cjk != currentCJK { flush() }
                 currentCJK = cjk
                 current.append(s)

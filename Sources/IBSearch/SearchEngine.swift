@@ -273,10 +273,13 @@ public final class SearchEngine {
         var snippetTerms = QueryConcepts.terms(concepts)
         // Hybrid: the full-text search runs on its own read connection and thread
         // while this one embeds the query and scans the vectors.
+        // The words the reader quotes are looked up there too (hybrid and text modes).
+        let references = QueryReferences.parse(query.focusText ?? query.text)
+        let phrases = mode == .vector || (mode == .hybrid && phraseWeight <= 0) ? [] : Self.quotedPhrases(query.text, references: references)
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
             parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
-                                        expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction)
+                                        expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction, phrases: phrases)
         }
         // Never leave the search running behind (an error in the vector half); keep its connection.
         defer { if let parallelText { textReader = parallelText.reader() } }
@@ -290,9 +293,11 @@ public final class SearchEngine {
                 mode = .text
             }
         }
+        var quoted: Set<ChunkRef>? = nil
         if let parallelResult = parallelText?.wait() {
             textHits = parallelResult.hits
             snippetTerms = QueryConcepts.terms(parallelResult.concepts)
+            quoted = parallelResult.quoted
             mark("fts (parallel)")
         } else if mode != .vector {
             // Not in parallel, or the parallel half failed: on this connection.
@@ -320,9 +325,11 @@ public final class SearchEngine {
         // What the question names: its structure searched more deeply, and the words it quotes.
         let statistics = (vector: vectorHits.count, text: textHits.count)
         var focus = Focus([])
-        var quoted = Set<ChunkRef>()
-        if mode == .hybrid && (focusWeight > 0 || phraseWeight > 0) {
-            let references = QueryReferences.parse(query.focusText ?? query.text)
+        if mode != .vector && quoted == nil {
+            quoted = try Self.phraseHits(library, phrases, scope: scope)
+            mark("phrases")
+        }
+        if mode == .hybrid {
             if focusWeight > 0 {
                 focus = try self.focus(query, references: references, scope: scope)
                 focus.weighByBooks(Focus.bookShares(vectorHits, textHits))
@@ -332,12 +339,9 @@ public final class SearchEngine {
                 textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth, small: small), to: textHits)
                 mark("focus (\(focus.ranges.count) ranges)")
             }
-            if phraseWeight > 0 { quoted = try phraseHits(query.text, references: references, scope: scope); mark("phrases") }
-        } else if mode == .text {
-            quoted = try phraseHits(query.text, references: QueryReferences.parse(query.text), scope: scope)
         }
         let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
-                                  quoted: quoted, focus: focus)
+                                  quoted: quoted ?? [], focus: focus)
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
             guard let chunk = try library.chunk(c.ref) else { continue }

@@ -24,7 +24,7 @@ public enum Snippet {
         var lastSpace = true
         for s in text.unicodeScalars {
             if s.value == 0x2060 || s.value == 0x200B || s.value == 0xFEFF { continue }
-            if s.properties.isWhitespace {
+            if TextClasses.isWhitespaceScalar(s) {
                 if !lastSpace { scalars.append(" "); lastSpace = true }
             } else {
                 scalars.append(s); lastSpace = false
@@ -56,11 +56,11 @@ public enum Snippet {
                     tokens.append(Token(scalars: scalars[k...k], matched: marks[k - i] >= 0, term: marks[k - i]))
                 }
                 i = j
-            } else if s.properties.isAlphabetic || s.properties.numericType != nil {
+            } else if TextClasses.isWordScalar(s) {
                 var j = i
                 while j < scalars.count, !TextClasses.isCJK(scalars[j].value),
-                      scalars[j].properties.isAlphabetic || scalars[j].properties.numericType != nil { j += 1 }
-                let word = String(String.UnicodeScalarView(scalars[i..<j])).lowercased()
+                      TextClasses.isWordScalar(scalars[j]) { j += 1 }
+                let word = lowercasedWord(scalars[i..<j])
                 var term = -1
                 for (index, t) in plainTerms where t.prefix ? word.hasPrefix(t.text) : word == t.text {
                     term = index; break
@@ -70,7 +70,7 @@ public enum Snippet {
             } else {
                 var j = i
                 while j < scalars.count, !TextClasses.isCJK(scalars[j].value),
-                      !(scalars[j].properties.isAlphabetic || scalars[j].properties.numericType != nil) { j += 1 }
+                      !(TextClasses.isWordScalar(scalars[j])) { j += 1 }
                 tokens.append(Token(scalars: scalars[i..<j], matched: false, term: -1))
                 i = j
             }
@@ -112,7 +112,8 @@ public enum Snippet {
         }
         var out = start > 0 ? "…" : ""
         for t in tokens[start..<end] {
-            let piece = String(String.UnicodeScalarView(t.scalars))
+            var piece = ""
+            piece.unicodeScalars.append(contentsOf: t.scalars)
             out += t.matched ? open + piece + close : piece
         }
         if end < tokens.count {
@@ -123,9 +124,22 @@ public enum Snippet {
         return out.replacingAll(close + open, with: "")
     }
 
+    /// A word's scalars as a lowercased String; ASCII (most words) without the
+    /// generic scalar-by-scalar String building, which was most of a snippet's time.
+    static func lowercasedWord(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count)
+        for s in scalars {
+            guard s.isASCII else { return String(String.UnicodeScalarView(scalars)).lowercased() }
+            let v = UInt8(s.value)
+            bytes.append(v >= 0x41 && v <= 0x5A ? v | 0x20 : v)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func isWordToken(_ t: Token) -> Bool {
         guard let s = t.scalars.first else { return false }
-        return TextClasses.isCJK(s.value) || s.properties.isAlphabetic || s.properties.numericType != nil
+        return TextClasses.isCJK(s.value) || TextClasses.isWordScalar(s)
     }
 }
 

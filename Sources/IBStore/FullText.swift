@@ -57,7 +57,7 @@ public enum FullText {
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for s in text.unicodeScalars {
-            if s.properties.isAlphabetic || s.properties.numericType != nil || TextClasses.isCJK(s.value) {
+            if TextClasses.isWordScalar(s) || TextClasses.isCJK(s.value) {
                 current.append(s)
             } else if !current.isEmpty {
                 words.append(String(current)); current = String.UnicodeScalarView()

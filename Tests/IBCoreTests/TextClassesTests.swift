@@ -25,4 +25,13 @@ final class TextClassesTests: XCTestCase {
         XCTAssertTrue(TextClasses.containsHan("Sapiens 人类简史"))
         XCTAssertFalse(TextClasses.containsHan("ノルウェイの森".filter { !TextClasses.isHan($0) }))
     }
+
+    /// The ASCII shortcuts answer exactly as the Unicode property tables do, on every scalar.
+    func testWordAndWhitespaceScalarsMatchUnicodeProperties() {
+        for v in UInt32(0)...0x10FFFF {
+            guard let s = Unicode.Scalar(v) else { continue }
+            XCTAssertEqual(TextClasses.isWordScalar(s), s.properties.isAlphabetic || s.properties.numericType != nil, "U+\(String(v, radix: 16))")
+            XCTAssertEqual(TextClasses.isWhitespaceScalar(s), s.properties.isWhitespace, "U+\(String(v, radix: 16))")
+        }
+    }
 }

@@ -178,10 +178,12 @@ final class ThesaurusTests: XCTestCase {
         var reader = Handoff(library: nil)
         for scope in [nil, SearchScope([.init(id: id, lastPage: 2)]), nil] {
             let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1)
+            let phrases = ["her long tresses"]
             let parallel = ParallelText(path: library.path, reader: reader, concepts: concepts, words: [], expansion: nil, k: 5,
-                                        scope: scope, commonFraction: 0.1)
+                                        scope: scope, commonFraction: 0.1, phrases: phrases)
             XCTAssertFalse(serial.isEmpty)
             XCTAssertEqual(parallel.wait()?.hits, serial)
+            XCTAssertEqual(parallel.wait()?.quoted, try SearchEngine.phraseHits(library, phrases, scope: scope), "the quoted words, looked up there too")
             XCTAssertEqual(parallel.wait()?.concepts, concepts, "waiting again returns the same outcome")
             // The connection is handed back and reused by the next search.
             let next = parallel.reader()
@@ -190,7 +192,7 @@ final class ThesaurusTests: XCTestCase {
             reader = next
         }
         let failed = ParallelText(path: "/nonexistent/library.db", reader: Handoff(library: nil), concepts: concepts, words: [], expansion: nil, k: 5,
-                                  scope: nil, commonFraction: 0.1)
+                                  scope: nil, commonFraction: 0.1, phrases: [])
         XCTAssertNil(failed.wait())
     }
 }
