@@ -51,6 +51,7 @@ public final class CaptureEngine {
         if let p = c.pagesRead { o["pages_read"] = JSON(p) }
         if let p = c.pageCount { o["page_count"] = JSON(p) }
         if let p = c.percent { o["percent"] = JSON(p) }
+        if let t = c.seconds { o["seconds"] = JSON(t); o["position"] = .string(SpokenNumbers.clockText(t)) }
         if let ch = c.chapter { o["chapter"] = .string(ch) }
         if c.intent == .progress { o["finished"] = .bool(c.finished) }
         if let d = c.due { o["due"] = .string(d.description) }
@@ -184,6 +185,17 @@ public final class CaptureEngine {
         return try capture(c, line: line)
     }
 
+    /// Parses a spoken line (a transcript: "quote page forty seven ... end quote"),
+    /// resolves and stores it; book names are split off with the library's titles.
+    public func capture(spoken line: String) throws -> JSON {
+        let names = try store?.spokenNames() ?? .none
+        let c = parser.parseSpoken(line, names: names)
+        if c.intent == .progress, c.finished, c.book == nil, forcedBookID == nil, !options.yes {
+            throw fail("finish_needs_book")
+        }
+        return try capture(c, line: line)
+    }
+
     /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
     /// `line` stands for it in messages.
     public func capture(_ c: Capture, line: String) throws -> JSON {
@@ -205,6 +217,10 @@ public final class CaptureEngine {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
+            if key == "spoken_unknown_book" { throw fail("spoken_unknown_book", TextClasses.trim(line)) }
+            if key == "two_readings", c.readings.count == 2, c.language == "en", !TextClasses.containsHan(line) {
+                throw fail("spoken_two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
+            }
             if key == "two_readings", c.readings.count == 2 {
                 throw fail("two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
             }
@@ -266,6 +282,7 @@ public final class CaptureEngine {
         var ref = try book(for: c, createIfMissing: false)
         if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
         let old = ref.currentPage
+        if let seconds = c.seconds { return try progressByTime(c, ref, seconds, store) }
         var page: Int
         var kind = "page"
         if c.finished {
@@ -306,6 +323,25 @@ public final class CaptureEngine {
         o["page_count"] = ref.pageCount > 0 ? JSON(ref.pageCount) : .null
         o["percent"] = StatusReport.percent(page, of: ref.pageCount)
         o["finished"] = .bool(finished)
+        o["created_at"] = .string(at)
+        return .object(o)
+    }
+
+    /// "listened to 2:15:00 of Persuasion": the position in the audio, in seconds; the
+    /// page position is left as it was. The book becomes the current one.
+    func progressByTime(_ c: Capture, _ ref: BookSummary, _ seconds: Int, _ store: CaptureStore) throws -> JSON {
+        let previous = try store.records.lastSeconds(bookID: ref.id)
+        let at = c.daysAgo.map { StatusReport.noon(today.adding(days: -$0)) } ?? nowText
+        let id = try store.addProgress(bookID: ref.id, page: nil, pagesRead: 0, kind: "time", now: at, seconds: seconds)
+        try store.touch(ref.id, state: nil, now: nowText)
+        var o = base("progress", ref)
+        o["id"] = JSON(id)
+        o["kind"] = "time"
+        o["seconds"] = JSON(seconds)
+        o["position"] = .string(SpokenNumbers.clockText(seconds))
+        o["previous_seconds"] = JSON(previous)
+        o["page"] = JSON(ref.currentPage)
+        o["finished"] = .bool(false)
         o["created_at"] = .string(at)
         return .object(o)
     }

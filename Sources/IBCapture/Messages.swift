@@ -41,6 +41,8 @@ public enum Messages {
         "page_count_below_one": ("{0} pages is no page count: a book has 1 page or more; nothing was saved", "{0} 页不是有效的总页数：一本书至少有 1 页；未保存任何内容"),
         "pages_read_negative": ("{0} pages is no number of pages read; nothing was saved", "{0} 页不是有效的阅读页数；未保存任何内容"),
         "finish_needs_book": ("which book is finished? Name it (finished TITLE), or repeat with --yes to finish the current book", "读完了哪本书？请写明书名（读完了《书名》），或加上 --yes 重试以读完当前在读的书"),
+        "spoken_unknown_book": ("“{0}”: the words after “for” or “from” name no book in the library; nothing was saved. Say the title as the library has it (ib-capture status lists them), or add the book first", "“{0}”：“for”或“from”后面的词不是书库中的书名；未保存任何内容。请说出书库中的书名（ib-capture status 可列出），或先添加这本书"),
+        "spoken_two_readings": ("“{0}” reads two ways: {1} | {2}; nothing was saved. Say the title in full, or pause after it", "“{0}”有两种理解：{1} | {2}；未保存任何内容。请说出完整书名，或在书名后停顿"),
         "two_readings": ("“{0}” reads two ways: {1} | {2}; nothing was saved. Write it in one language (Quote p. 3: \"...\", Note: ..., read 20 pages; 摘录 第3页：「…」, 读了20页)", "“{0}”有两种理解：{1} | {2}；未保存任何内容。请只用一种语言写（摘录 第3页：「…」、读了20页；Quote p. 3: \"...\"、read 20 pages）"),
         "page_past_end": ("“{0}” has {1} pages; page {2} is past its end", "《{0}》共 {1} 页，第 {2} 页超出了范围"),
         "page_below_one": ("there is no page {0}: pages are numbered from 1; nothing was saved", "没有第 {0} 页：页码从 1 开始，未保存任何内容"),
