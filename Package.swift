@@ -34,7 +34,9 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "IBParse", dependencies: ["IBCore", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
+        // Audio: ffmpeg and ffprobe are spawned when audio comes (nothing linked).
+        .target(name: "IBAudio", dependencies: ["IBCore"]),
+        .target(name: "IBParse", dependencies: ["IBCore", "IBAudio", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
 
         // MARK: the model
         // One CPU-feature dispatcher and the int8 quantiser, shared by CKernels and CIBVec.
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "IBTokenizerTests", dependencies: ["IBTokenizer"]),
         .testTarget(name: "IBChunkTests", dependencies: ["IBChunk", "IBTokenizer"]),
         .testTarget(name: "IBParseTests", dependencies: ["IBParse", "IBTestSupport"]),
+        .testTarget(name: "IBAudioTests", dependencies: ["IBAudio", "IBCore"]),
         .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
