@@ -20,8 +20,10 @@ public final class AudioDecoder {
     /// The duration the container claims, when known: ending far short of it is a truncated file.
     public var expectedDuration: Double?
 
-    public init(path: String) throws(AudioError) {
-        process = try Subprocess(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error", "-i", path, "-map", "a:0",
+    /// Starts ffmpeg on `path`; `demuxer` as for AudioProbe.probe.
+    public init(path: String, demuxer: String? = nil) throws(AudioError) {
+        let forced = demuxer.map { ["-f", $0] } ?? []
+        process = try Subprocess(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error"] + forced + ["-i", "file:" + path, "-map", "a:0",
                                   "-ac", "1", "-ar", String(AudioDecoder.sampleRate), "-f", "f32le", "-"],
                                  stallSeconds: AudioDecoder.stallSeconds).named("ffmpeg")
     }

@@ -39,9 +39,12 @@ public enum AudioProbe {
     /// ffprobe writing nothing for this long is killed.
     static let stallSeconds = 30.0
 
-    public static func probe(path: String) throws(AudioError) -> AudioInfo {
+    /// Probes `path`; `demuxer` (an ffmpeg format name: mp3, mov, ogg, flac, wav) stops ffprobe
+    /// from sniffing the file as another format.
+    public static func probe(path: String, demuxer: String? = nil) throws(AudioError) -> AudioInfo {
+        let forced = demuxer.map { ["-f", $0] } ?? []
         let process = try Subprocess(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-                                      "-show_chapters", "--", path], stallSeconds: stallSeconds).named("ffprobe")
+                                      "-show_chapters"] + forced + ["-i", "file:" + path], stallSeconds: stallSeconds).named("ffprobe")
         let report = try process.readAllStdout(limit: maxReportBytes)
         let status = process.wait()
         if status != 0 {

@@ -72,12 +72,13 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
 4 every failed input was a URL that could not be fetched.
 """
 
-    public static func run(_ arguments: [String]) throws {
+    /// `speech` makes the recogniser for audio inputs (the tool passes IBWhisper's); nil refuses audio.
+    public static func run(_ arguments: [String], speech: SpeechRecognizerFactory? = nil) throws {
         let args = try Arguments(arguments, options: [
             .init("format", short: "f", takesValue: true), .init("title", takesValue: true),
             .init("encoding", takesValue: true), .init("page-chars", takesValue: true),
             .init("timeout", takesValue: true), .init("max-bytes", takesValue: true),
-            .init("ocr", takesValue: true), .init("lang", takesValue: true),
+            .init("ocr", takesValue: true), .init("lang", takesValue: true), .init("model", takesValue: true),
             .init("help", short: "h"), .init("version"),
         ])
         if args.has("help") { print(usage); return }
@@ -85,7 +86,7 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
         var options = ParseOptions()
         if let name = args.value("format") {
             guard let format = BookFormat(name: name) else {
-                throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, image, not '\(name)'")
+                throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, image, audio, not '\(name)'")
             }
             options.format = format
         }
@@ -106,6 +107,11 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
         if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
             throw IBError.usage("--lang must be auto or installed tesseract languages joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
         }
+        options.speech = speech
+        if let model = args.value("model") {
+            if model.isEmpty { throw IBError.usage("--model needs a folder, not ''") }
+            options.speechModel = model
+        }
         options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
         guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
         if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
@@ -120,6 +126,12 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
                     input = try InputSource.standardInput()
                 } else if URLFetch.isURL(name) {
                     input = try URLFetch.fetch(name, options: options)
+                } else if options.format == nil || options.format == .audio, options.format == .audio || Parser.audioFormat(path: name) {
+                    // Audio is decoded and hashed from the file itself, never read whole.
+                    let (book, pages) = try Parser.parseAudioFile(name, options: options)
+                    out.writeRecord(.book(book))
+                    for page in pages { out.writeRecord(.page(page)) }
+                    continue
                 } else {
                     input = try InputSource.file(name)
                 }
