@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "ib-ask", targets: ["ib-ask"]),
         .executable(name: "ib-capture", targets: ["ib-capture"]),
         .executable(name: "ib-mcp", targets: ["ib-mcp"]),
+        .executable(name: "ib-transcribe", targets: ["ib-transcribe"]),
     ],
     targets: [
         // MARK: core
@@ -44,6 +45,8 @@ let package = Package(
         .target(name: "CKernels", dependencies: ["CIBSimd"], cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
         .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
+        // Whisper speech to text, native: CTranslate2 model.bin read directly, CKernels for the maths.
+        .target(name: "IBWhisper", dependencies: ["IBCore", "CKernels"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -68,6 +71,7 @@ let package = Package(
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
         .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
         .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"]),
+        .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"]),
 
         // MARK: tests
         // A real HTTP/1.1 server on 127.0.0.1 for provider and URL tests.
@@ -86,6 +90,7 @@ let package = Package(
         .testTarget(name: "IBMCPTests", dependencies: ["IBMCP", "IBCore", "IBStore"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
+        .testTarget(name: "IBWhisperTests", dependencies: ["IBWhisper", "CKernels"]),
     ],
     swiftLanguageModes: [.v6]
 )
