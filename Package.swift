@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture"]),
 
         // MARK: tools
-        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse"]),
+        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"]),
         .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"]),
         .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
         .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"]),
