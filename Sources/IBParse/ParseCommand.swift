@@ -31,6 +31,12 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             by style name or outline level start sections; page breaks
   image     PNG, JPEG, TIFF (every page), WebP: one page per image by OCR (tesseract),
             paragraphs as blank lines, orientation and script detected
+  audio     WAV, MP3, M4A/M4B, Ogg (Opus, Vorbis), FLAC: decoded by ffmpeg (spawned,
+            16 kHz mono, read in blocks), transcribed by Whisper (--model); pages of
+            about a minute of speech cut at a pause, each with start_time and end_time
+            (seconds) and a label like 1:02:30 (m:ss under an hour); chapters (M4B
+            chapters, ID3 CHAP) are sections; title and author from the tags; the
+            book record has "duration". A progress line on a terminal.
   URL       http(s) only: timeout, size cap, at most 5 redirects; format from
             Content-Type; title from the document, else the last path segment
 
@@ -46,7 +52,7 @@ image (scans), are recognised with tesseract (loaded on first use); each such pa
 record has "ocr": true and "ocr_confidence" (mean word confidence, 0-100).
 
 Options:
-  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx, image
+  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx, image, audio
       --title TITLE      the book's title (default: the document's, else the file name)
       --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
       --page-chars N     target characters per estimated page (default 2000;
@@ -58,6 +64,8 @@ Options:
       --lang LANGS       OCR languages, tesseract names joined with +: eng, chi_sim,
                          eng+chi_sim (default auto: the book's language, else English,
                          Chinese when the script is Han)
+      --model DIR        the Whisper model folder for audio (default $IB_WHISPER_DIR,
+                         else $XDG_DATA_HOME/ib/models/whisper-tiny.en; scripts/fetch-model whisper)
   -h, --help             show this help
       --version          show the version, the commit and the model folder
 
@@ -65,10 +73,14 @@ Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: on
                             per CPU, at most 8, for 64 pages or more, and for
                             scanned pages to OCR; 1: in-process)
              TMPDIR         where stdin, a device or a download over 64 MiB (a PDF
-                            or ZIP) is spooled, unlinked (default /tmp)
+                            or ZIP) is spooled, unlinked (default /tmp); audio from
+                            stdin or a URL is written there for ffmpeg, then removed
+             IB_WHISPER_DIR the Whisper model folder (see --model)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
-unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
+unsafe, drm_protected, password_protected, bad encoding; audio: ffmpeg missing,
+not decodable, truncated, no audio stream, over 8 channels, no speech, the Whisper
+model missing); 2 usage error;
 4 every failed input was a URL that could not be fetched.
 """
 
