@@ -1,0 +1,202 @@
+// Whisper's text decoder with its caches: the cross-attention keys and values
+// of one 30 s window (computed once from the encoder output), and per
+// hypothesis the self-attention keys and values of the tokens so far.
+//
+// A prompt (many tokens at once) runs through ib_gemm with fp32 weights; a
+// decoding step (one token per hypothesis) runs through ib_gemv_f16, which
+// reads the fp16 weights as stored: a step is bound by memory, not arithmetic.
+import CKernels
+
+/// The self-attention keys and values of one hypothesis: per layer [448, width] each.
+final class SelfAttentionCache {
+    var keys: [[Float]]
+    var values: [[Float]]
+    var length = 0
+
+    init(layers: Int, capacity: Int, width: Int) {
+        keys = Array(repeating: [Float](repeating: 0, count: capacity * width), count: layers)
+        values = keys
+    }
+
+    /// This cache becomes a copy of `other` (its first `other.length` positions).
+    func copy(from other: SelfAttentionCache, width: Int) {
+        let used = other.length * width
+        for l in 0..<keys.count {
+            keys[l].withUnsafeMutableBufferPointer { dst in other.keys[l].withUnsafeBufferPointer { dst.baseAddress!.update(from: $0.baseAddress!, count: used) } }
+            values[l].withUnsafeMutableBufferPointer { dst in other.values[l].withUnsafeBufferPointer { dst.baseAddress!.update(from: $0.baseAddress!, count: used) } }
+        }
+        length = other.length
+    }
+}
+
+struct WhisperDecoder {
+    let weights: WhisperWeights
+    /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width].
+    private(set) var crossKeyValues: [[Float]] = []
+    private var audioPositions = 0
+
+    init(weights: WhisperWeights) { self.weights = weights }
+
+    func makeCache() -> SelfAttentionCache {
+        SelfAttentionCache(layers: weights.decoderLayers.count, capacity: weights.textPositions, width: weights.width)
+    }
+
+    /// Sets the window the decoder attends to (the encoder's output, [positions, width]).
+    mutating func attend(to encoded: [Float]) {
+        let d = weights.width
+        audioPositions = encoded.count / d
+        crossKeyValues = weights.decoderLayers.map { layer in
+            var kv = [Float](repeating: 0, count: audioPositions * 2 * d)
+            encoded.withUnsafeBufferPointer { a in
+                kv.withUnsafeMutableBufferPointer { c in
+                    gemmRows(audioPositions, 2 * d, d, a.baseAddress!, d, layer.crossKV.weight, layer.crossKV.bias, c.baseAddress!, 2 * d, 0)
+                }
+            }
+            return kv
+        }
+    }
+
+    /// Runs `tokens` of one hypothesis at positions cache.length..., appending to its cache.
+    /// Returns the final hidden states (after the last LayerNorm), [tokens.count, width].
+    func forward(tokens: [Int], cache: SelfAttentionCache) -> [Float] {
+        forward(rows: [tokens], caches: [cache])
+    }
+
+    /// One step for several hypotheses at once (one token each), or a prompt
+    /// (rows.count == 1, many tokens). Returns the hidden states, row after row.
+    func forward(rows: [[Int]], caches: [SelfAttentionCache]) -> [Float] {
+        let w = weights, d = w.width
+        let n = rows.reduce(0) { $0 + $1.count }
+        let useGemv = n <= 8
+        var x = [Float](repeating: 0, count: n * d)
+        var row = 0
+        for (h, tokens) in rows.enumerated() {
+            for (i, token) in tokens.enumerated() {
+                let position = caches[h].length + i
+                w.tokenEmbedding16.withUnsafeBufferPointer { e in
+                    x.withUnsafeMutableBufferPointer { ib_f16_to_f32(e.baseAddress! + token * d, $0.baseAddress! + row * d, d) }
+                }
+                for j in 0..<d { x[row * d + j] += w.textPositionTable[position * d + j] }
+                row += 1
+            }
+        }
+        var normed = [Float](repeating: 0, count: n * d)
+        var qkv = [Float](repeating: 0, count: n * 3 * d)
+        var context = [Float](repeating: 0, count: n * d)
+        var query = [Float](repeating: 0, count: n * d)
+        var ffn = [Float](repeating: 0, count: n * w.decoderLayers[0].ffnIn.outputs)
+        for (l, layer) in w.decoderLayers.enumerated() {
+            layerNorm(x, into: &normed, rows: n, layer.selfNorm)
+            apply(layer.selfQKV, normed, &qkv, rows: n, gemv: useGemv)
+            selfAttention(qkv: qkv, rows: rows, caches: caches, layer: l, into: &context)
+            apply(layer.selfOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            layerNorm(x, into: &normed, rows: n, layer.crossNorm)
+            apply(layer.crossQuery, normed, &query, rows: n, gemv: useGemv)
+            crossAttention(query: query, rows: n, layer: l, into: &context)
+            apply(layer.crossOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            layerNorm(x, into: &normed, rows: n, layer.ffnNorm)
+            apply(layer.ffnIn, normed, &ffn, rows: n, gemv: useGemv, gelu: true)
+            apply(layer.ffnOut, ffn, &x, rows: n, gemv: useGemv, accumulate: true)
+        }
+        for (h, tokens) in rows.enumerated() { caches[h].length += tokens.count }
+        ib_layernorm(&x, Int32(n), Int32(d), Int32(d), w.decoderNorm.gamma, w.decoderNorm.beta, 1e-5)
+        return x
+    }
+
+    /// logits[rows, vocabulary] of final hidden states: the embedding as the output projection.
+    func logits(hidden: [Float], rows: Int) -> [Float] {
+        let w = weights, d = w.width, vocabulary = w.vocabularySize
+        var out = [Float](repeating: 0, count: rows * vocabulary)
+        hidden.withUnsafeBufferPointer { x in
+            w.tokenEmbedding16.withUnsafeBufferPointer { e in
+                out.withUnsafeMutableBufferPointer { o in
+                    let xs = x.baseAddress!, es = e.baseAddress!, os = o.baseAddress!
+                    Parallel.ranges(vocabulary, minimumPerPart: 4096) { columns in
+                        ib_gemv_f16(Int32(rows), Int32(columns.count), Int32(d), xs, Int32(d), es + columns.lowerBound * d, Int32(d),
+                                    nil, os + columns.lowerBound, Int32(vocabulary), 0)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    private func layerNorm(_ x: [Float], into out: inout [Float], rows: Int, _ norm: LayerNormWeights) {
+        out = x
+        ib_layernorm(&out, Int32(rows), Int32(weights.width), Int32(weights.width), norm.gamma, norm.beta, 1e-5)
+    }
+
+    private func apply(_ layer: Linear, _ input: [Float], _ output: inout [Float], rows: Int, gemv: Bool,
+                       accumulate: Bool = false, gelu: Bool = false) {
+        let flags = Int32((accumulate ? IB_GEMM_ACCUMULATE : 0) | (gelu ? IB_GEMM_GELU : 0))
+        if gemv {
+            ib_gemv_f16(Int32(rows), Int32(layer.outputs), Int32(layer.inputs), input, Int32(layer.inputs),
+                        layer.weight16, Int32(layer.inputs), layer.bias, &output, Int32(layer.outputs), flags)
+        } else {
+            input.withUnsafeBufferPointer { a in
+                output.withUnsafeMutableBufferPointer { c in
+                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, layer.weight, layer.bias,
+                             c.baseAddress!, layer.outputs, flags)
+                }
+            }
+        }
+    }
+
+    /// Appends each row's key and value to its cache, then attends causally over the cache.
+    private func selfAttention(qkv: [Float], rows: [[Int]], caches: [SelfAttentionCache], layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads
+        let scale = 1 / Float(headSize).squareRoot()
+        var row = 0
+        var scores = [Float](repeating: 0, count: weights.textPositions)
+        for (h, tokens) in rows.enumerated() {
+            let cache = caches[h]
+            for i in 0..<tokens.count {
+                let position = cache.length + i
+                for j in 0..<d {
+                    cache.keys[l][position * d + j] = qkv[row * 3 * d + d + j]
+                    cache.values[l][position * d + j] = qkv[row * 3 * d + 2 * d + j]
+                }
+                let visible = position + 1
+                for head in 0..<heads {
+                    qkv.withUnsafeBufferPointer { q in
+                        cache.keys[l].withUnsafeBufferPointer { k in
+                            ib_gemm(1, Int32(visible), Int32(headSize), q.baseAddress! + row * 3 * d + head * headSize, Int32(3 * d),
+                                    k.baseAddress! + head * headSize, Int32(d), nil, &scores, Int32(visible), 0)
+                        }
+                    }
+                    ib_softmax_rows(&scores, 1, Int32(visible), Int32(visible), scale, nil)
+                    cache.values[l].withUnsafeBufferPointer { v in
+                        context.withUnsafeMutableBufferPointer { c in
+                            ib_weighted_rows(scores, Int32(visible), v.baseAddress! + head * headSize, Int32(d), Int32(headSize),
+                                             c.baseAddress! + row * d + head * headSize)
+                        }
+                    }
+                }
+                row += 1
+            }
+        }
+    }
+
+    /// Each query row attends to the window's 1500 encoder positions.
+    private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
+        let scale = 1 / Float(headSize).squareRoot()
+        var scores = [Float](repeating: 0, count: positions)
+        crossKeyValues[l].withUnsafeBufferPointer { kv in
+            let base = kv.baseAddress!
+            for row in 0..<n {
+                for head in 0..<heads {
+                    query.withUnsafeBufferPointer { q in
+                        ib_gemm(1, Int32(positions), Int32(headSize), q.baseAddress! + row * d + head * headSize, Int32(d),
+                                base + head * headSize, Int32(2 * d), nil, &scores, Int32(positions), 0)
+                    }
+                    ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+                    context.withUnsafeMutableBufferPointer { c in
+                        ib_weighted_rows(scores, Int32(positions), base + d + head * headSize, Int32(2 * d), Int32(headSize),
+                                         c.baseAddress! + row * d + head * headSize)
+                    }
+                }
+            }
+        }
+    }
+}
