@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"]),
         .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
-        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
+        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"]),
         .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"]),
         .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"]),
 

@@ -12,6 +12,8 @@ public struct CaptureOptions: Sendable {
     public var today: Day? = nil
     /// Finishing the current book without naming it ("done") is allowed.
     public var yes = false
+    /// Lines are what was said (a transcript): read with the spoken forms (--spoken, --audio).
+    public var spoken = false
     public init() {}
 }
 

@@ -129,9 +129,11 @@ public enum CaptureTool {
         .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
         .init("private"), .init("help", short: "h"), .init("version"),
         .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
+        .init("audio", takesValue: true), .init("model", takesValue: true), .init("spoken"),
     ] }
 
-    public static func main(_ argv: [String]) throws {
+    /// `listen` transcribes --audio files (ib-capture's main hands in Whisper); nil: --audio is refused.
+    public static func main(_ argv: [String], listen: Listener? = nil) throws {
         let args = try Arguments(argv, options: options)
         if args.has("help") { OutputStream.standardOutput.write((Messages.current == .zh ? helpChinese : help) + "\n"); return }
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-capture")); return }
@@ -142,6 +144,7 @@ public enum CaptureTool {
         opts.create = args.has("create")
         opts.ask = args.has("ask")
         opts.yes = args.has("yes")
+        opts.spoken = args.has("spoken")
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
@@ -186,6 +189,18 @@ public enum CaptureTool {
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
         if args.value("image") == nil && args.value("text") != nil { throw IBError.usage(Messages.text("image_usage")) }
+        if args.value("audio") == nil && args.value("model") != nil { throw IBError.usage(Messages.text("audio_usage")) }
+        if let audio = args.value("audio") {
+            guard positionals.isEmpty, args.value("image") == nil, !opts.ask else { throw IBError.usage(Messages.text("audio_usage")) }
+            guard !audio.isEmpty else { throw IBError.usage(Messages.text("audio_usage")) }
+            guard let listen else { throw IBError(Messages.text("audio_unavailable")) }
+            let model = try args.path("model")
+            // --dry-run reads an existing library to split off book names; it never creates one.
+            let store = opts.dryRun ? (FileSystem.exists(Config.databasePath(flag: db)) ? try openStore(db) : nil) : try openStore(db)
+            if let store { keepOpen(store) }
+            _ = try VoiceCapture.capture(CaptureEngine(options: opts, store: store), path: audio, model: model, listen: listen, out)
+            return
+        }
         if let image = args.value("image") {
             if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
             let line = positionals.joined(separator: " ")
@@ -397,7 +412,10 @@ public enum CaptureTool {
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
         do {
             var record: JSON
-            if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
+            if engine.options.spoken {
+                // A spoken line is read with the spoken forms; an ambiguity is not kept for a later answer.
+                record = try engine.capture(spoken: line)
+            } else if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
                 record = settled
             } else {
                 record = try engine.capture(line)
@@ -406,7 +424,7 @@ public enum CaptureTool {
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
-            if f.error.code == .ambiguous, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
+            if f.error.code == .ambiguous, !engine.options.spoken, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
                 // The ambiguity is the answer; a line that could not be kept for later is said beside it.
                 do { try engine.savePending(line: line, candidates: ids) } catch { printError("ib-capture: \(error)") }
             }
