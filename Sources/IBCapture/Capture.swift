@@ -334,7 +334,11 @@ public final class CaptureEngine {
     func progressByTime(_ c: Capture, _ ref: BookSummary, _ seconds: Int, _ store: CaptureStore) throws -> JSON {
         let previous = try store.records.lastSeconds(bookID: ref.id)
         let at = c.daysAgo.map { StatusReport.noon(today.adding(days: -$0)) } ?? nowText
-        let id = try store.addProgress(bookID: ref.id, page: nil, pagesRead: 0, kind: "time", now: at, seconds: seconds)
+        // An audio book in the library (pages with times): the page at that time is the
+        // reading position too, so search and ask stop there ("never past your page").
+        let page = try store.records.page(bookID: ref.id, atSeconds: seconds)
+        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: 0, kind: "time", now: at, seconds: seconds)
+        if let page { try store.setPosition(ref.id, page, now: nowText) }
         try store.touch(ref.id, state: nil, now: nowText)
         var o = base("progress", ref)
         o["id"] = JSON(id)
@@ -342,7 +346,8 @@ public final class CaptureEngine {
         o["seconds"] = JSON(seconds)
         o["position"] = .string(SpokenNumbers.clockText(seconds))
         o["previous_seconds"] = JSON(previous)
-        o["page"] = JSON(ref.currentPage)
+        o["page"] = JSON(page ?? ref.currentPage)
+        o["previous_page"] = JSON(ref.currentPage)
         o["finished"] = .bool(false)
         o["created_at"] = .string(at)
         return .object(o)

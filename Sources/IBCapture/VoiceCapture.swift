@@ -56,9 +56,9 @@ public enum VoiceCapture {
                                _ out: OutputStream) throws -> JSON {
         let heard = try listen(path, model)
         let text = TextClasses.trim(heard.text)
+        if text.isEmpty { throw IBError(Messages.text("audio_nothing_heard", path)) }
         printError(Messages.text("audio_heard", path, String(rounded(heard.averageLogProbability)),
                                  String(rounded(heard.noSpeechProbability)), TerminalText.safe(text)))
-        if text.isEmpty { throw IBError(Messages.text("audio_nothing_heard", path)) }
         if let doubt = doubt(heard), !engine.options.yes {
             if engine.options.json {
                 out.writeJSON(.object(JSONObject([("type", "low_confidence"), ("audio", .string(path)), ("heard", .string(text)),

@@ -115,6 +115,13 @@ public struct ReaderRecords {
         return Int(db.lastInsertRowID)
     }
 
+    /// The page of an audio book (pages with start_time, migration 0170) that holds the
+    /// position `seconds`: the last page starting at or before it. nil for other books.
+    public func page(bookID: String, atSeconds seconds: Int) throws -> Int? {
+        try db.scalarInt("SELECT page FROM pages WHERE book_id = ? AND start_time IS NOT NULL AND start_time <= ? ORDER BY start_time DESC LIMIT 1",
+                         bookID, Double(seconds))
+    }
+
     /// The last position in time stored for a book (progress by time), in seconds.
     public func lastSeconds(bookID: String) throws -> Int? {
         try db.scalarInt("SELECT CAST(seconds AS INTEGER) FROM progress_events WHERE book_id = ? AND seconds IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1", bookID)

@@ -36,7 +36,7 @@ final class MessagesTests: XCTestCase {
     }
 
     func testHelpExistsInBothLanguagesWithEveryOption() {
-        for option in ["--db", "--dry-run", "--json", "--create", "--ask", "--today", "--now", "--format", "--private", "--help", "--version"] {
+        for option in ["--db", "--dry-run", "--json", "--create", "--ask", "--today", "--now", "--format", "--private", "--help", "--version", "--audio", "--model", "--spoken"] {
             XCTAssertTrue(CaptureTool.help.contains(option), "English help lacks \(option)")
             XCTAssertTrue(CaptureTool.helpChinese.contains(option), "Chinese help lacks \(option)")
         }

@@ -112,8 +112,15 @@ final class SpokenFormsTests: XCTestCase {
         o.now = Timestamp.parse("2026-11-28T10:00:00Z")!
         o.today = Day(year: 2026, month: 11, day: 28)
         let e = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
-        _ = try e.capture("Reading Persuasion by Jane Austen")
+        let book = try e.capture("Reading Persuasion by Jane Austen")["id"]?.stringValue ?? ""
+        // An audio book's pages carry their times (ib-parse on audio, migration 0170).
+        let library = try Library.open(path: path)
+        for (page, start) in [(1, 0), (2, 3600), (3, 7200)] {
+            try library.db.run("INSERT INTO pages (book_id, page, text, extra) VALUES (?, ?, 'words', ?)", book, page, "{\"start_time\":\(start)}")
+        }
         let first = try e.capture("listened to 2:15:00 of Persuasion")
+        XCTAssertEqual(first["page"]?.intValue, 3, "the page holding 2:15:00 is the reading position")
+        XCTAssertEqual(try library.db.scalarInt("SELECT current_page FROM books WHERE id = ?", book), 3)
         XCTAssertEqual(first["seconds"]?.intValue, 8100)
         XCTAssertEqual(first["position"]?.stringValue, "2:15:00")
         XCTAssertEqual(first["kind"]?.stringValue, "time")
