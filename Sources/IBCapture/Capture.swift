@@ -27,6 +27,8 @@ public final class CaptureEngine {
     public let options: CaptureOptions
     public let parser: CaptureParser
     public var store: CaptureStore?
+    /// Whether "Reading X" adds X when the library has no such book (typed lines; spoken ones need --create).
+    var createsBooks = true
     /// Set when a follow-up line settled an ambiguity: the book to use.
     public var forcedBookID: String? = nil
     let nowText: String
@@ -190,6 +192,9 @@ public final class CaptureEngine {
     /// Parses a spoken line (a transcript: "quote page forty seven ... end quote"),
     /// resolves and stores it; book names are split off with the library's titles.
     public func capture(spoken line: String) throws -> JSON {
+        // A title heard wrong must not become a new book: spoken lines add books only with --create.
+        createsBooks = false
+        defer { createsBooks = true }
         let names = try store?.spokenNames() ?? .none
         let c = parser.parseSpoken(line, names: names)
         if c.intent == .progress, c.finished, c.book == nil, forcedBookID == nil, !options.yes {
@@ -354,7 +359,7 @@ public final class CaptureEngine {
     }
 
     func bookIntent(_ c: Capture, _ store: CaptureStore) throws -> JSON {
-        let ref0 = try book(for: c, createIfMissing: true)
+        let ref0 = try book(for: c, createIfMissing: createsBooks)
         var ref = ref0
         if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
         let status = c.status ?? "reading"

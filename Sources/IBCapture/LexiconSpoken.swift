@@ -25,6 +25,10 @@ enum SpokenLexicon {
         (["i", "have", "a", "question"], .question), (["new", "question"], .question), (["a", "question"], .question),
         (["question"], .question),
     ]
+    /// A first word one typo away from these is the keyword ("Quot from ..."): Whisper's slips.
+    static let fuzzyKeywords: [(String, Capture.Intent)] = [("quote", .quote), ("question", .question)]
+    /// Words one typo from a keyword that are words of their own.
+    static let notKeywords: Set<String> = ["quite", "quota", "quiet", "quoth"]
     /// What ends the words of a quote, note or question: "... end quote".
     static let endMarkers: [[String]] = [
         ["end", "of", "the", "quote"], ["end", "of", "quote"], ["end", "quote"], ["close", "quote"], ["unquote"],
@@ -81,7 +85,7 @@ enum TimeLexicon {
     /// Before a position in time; longest first. Subjects ("I", "I'm") are dropped first.
     static let leads: [[String]] = [
         ["listened", "up", "to"], ["listened", "to"], ["listened", "until"], ["listened", "till"], ["stopped", "listening", "at"],
-        ["left", "off", "at"], ["stopped", "at"], ["paused", "at"], ["got", "to"], ["up", "to"], ["now", "at"], ["am", "at"],
+        ["listen", "to"], ["left", "off", "at"], ["stopped", "at"], ["stop", "at"], ["paused", "at"], ["got", "to"], ["up", "to"], ["now", "at"], ["am", "at"],
         ["at"],
     ]
     static let subjects: [[String]] = [["i'm"], ["im"], ["i", "am"], ["i've"], ["i", "have"], ["i"], ["just"], ["now"]]

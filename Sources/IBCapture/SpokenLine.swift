@@ -145,6 +145,10 @@ struct SpokenLine {
             // "quote" alone, or a keyword glued to the next word by Whisper's comma, is still the keyword.
             return (intent, phrase.count)
         }
+        if let first = words.first?.word, first.count >= 4, !SpokenLexicon.notKeywords.contains(first),
+           let (_, intent) = SpokenLexicon.fuzzyKeywords.first(where: { Fuzzy.isKeyword(first, [$0.0]) }) {
+            return (intent, 1)
+        }
         return nil
     }
 
@@ -320,7 +324,7 @@ struct SpokenLine {
                 out.append(SpokenNumbers.clockText(t.seconds) + trailing(words[i + t.count - 1].raw))
                 i += t.count; continue
             }
-            if let n = SpokenNumbers.number(w, i), Text.int(w[i]) == nil {
+            if let n = SpokenNumbers.number(w, i), Text.int(w[i]) == nil || n.count > 1 {
                 let before = out.last.map { Text.strip($0.lowercased(), edge) }
                 let after = i + n.count < w.count ? w[i + n.count] : ""
                 let counted = before.map { SpokenLexicon.countedAfter.contains($0) } ?? false

@@ -18,7 +18,14 @@ enum SpokenNumbers {
     /// reading ("twenty one" is 21, not 20). nil when `w[i]` starts none.
     static func number(_ w: [String], _ i: Int) -> Reading? {
         guard i < w.count else { return nil }
-        if let n = Text.int(w[i]) { return Reading(value: n, count: 1, ordinal: false) }
+        if let n = Text.int(w[i]) {
+            // Whisper writes "two hundred and twelve" as "200 and 12".
+            if n >= 100, n % 100 == 0, i + 2 < w.count, SpokenLexicon.joins.contains(w[i + 1]),
+               let rest = Text.int(w[i + 2]) ?? belowHundred(w, i + 2).map(\.value), rest < 100 {
+                return Reading(value: n + rest, count: Text.int(w[i + 2]) != nil ? 3 : 2 + belowHundred(w, i + 2)!.count, ordinal: false)
+            }
+            return Reading(value: n, count: 1, ordinal: false)
+        }
         if w[i].first?.isNumber == true, let n = CalendarWords.number(w[i], romanAllowed: false) {
             return Reading(value: n, count: 1, ordinal: true)   // "47th", "3rd"
         }

@@ -18,7 +18,7 @@ final class SpokenFormsTests: XCTestCase {
             ("forty-seventh", 47, 1, true), ("a hundred and four", 104, 4, false), ("one hundred fifty", 150, 3, false),
             ("ninety first", 91, 2, true), ("twenty one", 21, 2, false), ("47", 47, 1, false), ("47th", 47, 1, true),
             ("three", 3, 1, false), ("twelve one", 12, 1, false), ("one thousand two hundred and five", 1205, 6, false),
-            ("two hundredth", 200, 2, true), ("seventy third page", 73, 2, true), ("page", nil, 0, false), ("hundred", nil, 0, false),
+            ("two hundredth", 200, 2, true), ("200 and 12", 212, 3, false), ("300 and ten", 310, 3, false), ("200 and 150", 200, 1, false), ("seventy third page", 73, 2, true), ("page", nil, 0, false), ("hundred", nil, 0, false),
         ]
         for (text, value, count, ordinal) in cases {
             let r = SpokenNumbers.number(words(text), 0)
@@ -55,6 +55,8 @@ final class SpokenFormsTests: XCTestCase {
             ("Note for Moby Dick: Ishmael disappears.", "note book=Moby Dick text=Ishmael disappears."),
             ("question for melville why whales", "question book=melville text=why whales"),
             ("question on page fifty what is the ruling faculty", "question page=50 text=what is the ruling faculty"),
+            // Whisper's slip of the keyword is still the keyword; "quite" is a word of its own.
+            ("Quot from the idiot page 12, so it is. End quote.", "quote book=the idiot page=12 text=so it is."),
             // The longest number: "page twenty one" is 21.
             ("quote page twenty one more thing end quote", "quote page=21 text=more thing"),
         ]
@@ -88,10 +90,31 @@ final class SpokenFormsTests: XCTestCase {
             ("listened to two hours fifteen minutes of persuasion", "progress book=persuasion seconds=8100"),
             ("i'm at one hour two minutes and thirty seconds in persuasion", "progress book=persuasion seconds=3750"),
             ("at 1:02:30", "progress seconds=3750"),
+            ("Listen to 45 minutes of persuasion.", "progress book=persuasion seconds=2700"),
+            ("Stop at three hours and 10 minutes in persuasion.", "progress book=persuasion seconds=11400"),
+            ("I'm on page 200 and 12.", "progress page=212"),
             ("plan read thirty pages a day", "plan daily=30"),
             ("i'm forty percent through moby dick", "progress book=moby dick percent=40"),
         ]
         for (said, summary) in cases { XCTAssertEqual(parser.parseSpoken(said, names: names).summary, summary, said) }
+    }
+
+    func testASpokenTitleHeardWrongAddsNoBook() throws {
+        var template = Array("/tmp/ib-capture-spoken-book-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let path = dir + "/library.db"
+        defer { for f in ["", "-wal", "-shm"] { _ = unlink(path + f) }; _ = rmdir(dir) }
+        var o = CaptureOptions()
+        o.now = Timestamp.parse("2026-11-28T10:00:00Z")!
+        let e = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
+        _ = try e.capture("Want to read Sense and Sensibility by Jane Austen")
+        XCTAssertThrowsError(try e.capture(spoken: "I want to read sense and sense of reality.")) { error in
+            XCTAssertTrue((error as? CaptureFailure)?.error.message.contains("sense and sense of reality") == true, "\(error)")
+        }
+        XCTAssertEqual(try e.capture(spoken: "i want to read sense and sensibility")["title"]?.stringValue, "Sense and Sensibility")
+        // A typed line still adds the book it names.
+        XCTAssertEqual(try e.capture("Want to read Middlemarch")["title"]?.stringValue, "Middlemarch")
+        XCTAssertEqual(try Library.open(path: path).db.scalarInt("SELECT count(*) FROM books"), 2)
     }
 
     func testTypedLinesReadProgressByTime() {

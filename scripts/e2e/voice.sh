@@ -62,6 +62,8 @@ done < "$tmp/audio/index.tsv"
 elapsed=$(( $(date +%s) - start ))
 python3 "$root/scripts/e2e/lib/score-spoken.py" "$set_file" "$tmp/results.tsv" "$tmp/audio/index.tsv" > "$tmp/score" || fail "scorer"
 cat "$tmp/score"
+# IB_VOICE_KEEP=DIR keeps the results and the score (what was heard, line by line).
+[ -n "${IB_VOICE_KEEP:-}" ] && mkdir -p "$IB_VOICE_KEEP" && cp "$tmp/results.tsv" "$tmp/score" "$tmp/audio/index.tsv" "$IB_VOICE_KEEP/"
 echo "voice: $(wc -l < "$tmp/results.tsv") files in ${elapsed}s ($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
 score=$(tail -1 "$tmp/score")
 get() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$score" "$1"; }
