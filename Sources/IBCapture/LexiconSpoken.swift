@@ -34,6 +34,12 @@ enum SpokenLexicon {
         ["end", "of", "the", "quote"], ["end", "of", "quote"], ["end", "quote"], ["close", "quote"], ["unquote"],
         ["end", "of", "note"], ["end", "note"], ["end", "of", "question"], ["end", "question"],
     ]
+    /// How Whisper often writes "end quote": an end only where nothing but header or tags follows.
+    static let weakEndMarkers: [[String]] = [["and", "quote"], ["in", "quote"], ["end", "quotes"], ["and", "quotes"]]
+    /// Words of a quote, note or question spoken without a book: a title or author of the
+    /// library among the first of them means the header was misheard ("a quote beige to empty
+    /// to have crime and punishment ..."): refused, never stored on the current book.
+    static let wordsSearchedForNames = 8
     /// "hashtag stoicism": the tag "stoicism".
     static let tagWords: Set<String> = ["hashtag", "hash"]
 

@@ -27,6 +27,9 @@ public struct SpokenNames: Sendable {
     let names: Set<String>
     let longest: Int
 
+    /// The names without spaces: Whisper writes "MobyDick".
+    let joined: Set<String>
+
     public init(titles: [String], authors: [String]) {
         var all = Set<String>()
         for t in titles {
@@ -42,10 +45,24 @@ public struct SpokenNames: Sendable {
             if let last = n.split(separator: " ").last, last.count >= 3 { all.insert(String(last)) }
         }
         names = all
+        joined = Set(all.map { $0.filter { $0 != " " } }.filter { $0.count >= 6 })
         longest = all.map { $0.split(separator: " ").count }.max() ?? 0
     }
 
     public static let none = SpokenNames(titles: [], authors: [])
+
+    /// Whether a name of the library is among `words` (a misheard header left it there).
+    func mentioned(in words: ArraySlice<SpokenWord>) -> Bool {
+        let ws = Array(words)
+        // Two words or more, or one long word: "idiot" or "emma" in a quote is no sign of a book.
+        for i in ws.indices {
+            for k in matches(ws, i) {
+                let name = TitleMatcher.normalize(ws[i..<(i + k)].map(\.raw).joined(separator: " "))
+                if name.split(separator: " ").count >= 2 || name.count >= 8 { return true }
+            }
+        }
+        return false
+    }
 
     /// The word counts k (longest first) for which words[i..<i+k] is a name.
     func matches(_ words: [SpokenWord], _ i: Int) -> [Int] {
@@ -53,7 +70,7 @@ public struct SpokenNames: Sendable {
         var k = min(longest, words.count - i)
         while k >= 1 {
             let phrase = TitleMatcher.normalize(words[i..<(i + k)].map(\.raw).joined(separator: " "))
-            if names.contains(phrase) { out.append(k) }
+            if names.contains(phrase) || (k == 1 && joined.contains(phrase)) { out.append(k) }
             // A name ends where Whisper put a comma or full stop: no longer run goes past it.
             k -= 1
         }
@@ -173,20 +190,21 @@ struct SpokenLine {
         var end = words.count
         var j = i
         while j < words.count {
-            if let m = SpokenLexicon.endMarkers.first(where: { SpokenLine.starts(words, j, $0) }) {
-                end = j
-                var k = readHeader(words, j + m.count, &header, forced: forced)
-                if let f = header.failure { return refusal(f, words, intent) }
-                if k < words.count {
-                    var c = Capture(intent: .unknown); c.reason = "not_understood"; return c
-                }
-                k = words.count
-                j = k
-                break
+            let strong = SpokenLexicon.endMarkers.first(where: { SpokenLine.starts(words, j, $0) })
+            if let m = strong ?? SpokenLexicon.weakEndMarkers.first(where: { SpokenLine.starts(words, j, $0) }) {
+                var trailing = header
+                let k = readHeader(words, j + m.count, &trailing, forced: forced)
+                if let f = trailing.failure { return refusal(f, words, intent) }
+                if k == words.count { end = j; header = trailing; break }
+                // "... end quote" and words that are no header: not understood; "and quote" inside the words: words.
+                if strong != nil { var c = Capture(intent: .unknown); c.reason = "not_understood"; return c }
             }
             j += 1
         }
         if end < i { i = end }
+        if header.book == nil, names.mentioned(in: words[i..<min(end, i + SpokenLexicon.wordsSearchedForNames)]) {
+            return refusal("spoken_book_in_words", words, intent)
+        }
         var c = Capture(intent: intent)
         c.page = header.page; c.pageEnd = header.pageEnd; c.chapter = header.chapter; c.book = header.book
         c.text = SpokenLine.text(words[i..<end], intent)

@@ -57,6 +57,10 @@ final class SpokenFormsTests: XCTestCase {
             ("question on page fifty what is the ruling faculty", "question page=50 text=what is the ruling faculty"),
             // Whisper's slip of the keyword is still the keyword; "quite" is a word of its own.
             ("Quot from the idiot page 12, so it is. End quote.", "quote book=the idiot page=12 text=so it is."),
+            // "and quote" is Whisper's "end quote" where only header or tags follow; inside the words it is words.
+            ("Quote page 61 accept the things and quote hashtag fate", "quote page=61 tags=fate text=accept the things"),
+            ("quote cats and quote dogs end quote", "quote text=cats and quote dogs"),
+            ("quote from MobyDick, page 156, there is wisdom and quote", "quote book=MobyDick page=156 text=there is wisdom"),
             // The longest number: "page twenty one" is 21.
             ("quote page twenty one more thing end quote", "quote page=21 text=more thing"),
         ]
@@ -72,6 +76,9 @@ final class SpokenFormsTests: XCTestCase {
         let two = parser.parseSpoken("note for dune messiah is darker", names: names)
         XCTAssertEqual(two.reason, "two_readings")
         XCTAssertEqual(two.readings, ["note book=dune messiah text=is darker", "note book=dune text=messiah is darker"])
+        // A header misheard ("beige to empty"): a title in the first words is refused, not stored on the current book.
+        XCTAssertEqual(parser.parseSpoken("A quote beige to empty to have moby dick pain and suffering end quote", names: names).reason, "spoken_book_in_words")
+        XCTAssertEqual(parser.parseSpoken("note only an idiot would say so", names: names).intent, .note)
         // Words after "end quote" that are no page, chapter, book or tag.
         XCTAssertEqual(parser.parseSpoken("quote call me ishmael end quote and some more", names: names).reason, "not_understood")
         // Nothing said after the keyword.

@@ -23,6 +23,16 @@ for l in open(sys.argv[3], encoding="utf-8"):
 def norm(s):
     return " ".join(re.sub(r"[^\w']+", " ", (s or "").lower().replace("’", "'")).split())
 
+def wer(ref, hyp):
+    """Word errors (substitutions, insertions, deletions) of hyp against ref, and ref's length."""
+    r, h = norm(ref).split(), norm(hyp).split()
+    d = list(range(len(h) + 1))
+    for i in range(1, len(r) + 1):
+        prev, d[0] = d[0], i
+        for j in range(1, len(h) + 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r[i - 1] != h[j - 1]))
+    return d[len(h)], len(r)
+
 def judge(exp, rc, rows, record):
     t = exp["type"]
     if t == "none":
@@ -67,6 +77,8 @@ def judge(exp, rc, rows, record):
     return ("wrong", "; ".join(problems)) if problems else ("right", "")
 
 groups = defaultdict(lambda: [0, 0, 0])  # right, total, wrong books
+fields_right = 0   # right but for the words of the text (and its tags): the recogniser's words
+text_errors = text_words = 0
 misses = []
 for row in open(sys.argv[2], encoding="utf-8"):
     n, rc, rows, record, heard = row.rstrip("\n").split("\t")
@@ -74,6 +86,11 @@ for row in open(sys.argv[2], encoding="utf-8"):
     record = json.loads(record) if record else None
     line = lines[n]
     verdict, why = judge(line["expect"], rc, rows, record)
+    if verdict == "right" or (verdict == "wrong" and why and all(p.startswith(("text ", "tags ")) for p in why.split("; "))):
+        fields_right += 1
+    if record is not None and "text" in line["expect"] and verdict != "wrong_book":
+        e, n_words = wer(line["expect"]["text"], record.get("text", ""))
+        text_errors += e; text_words += n_words
     voice, effect = index.get(n, ("?", "?"))
     for g in ["all", "held out" if line["held_out"] else "tuning", "voice " + voice, "effect " + effect]:
         groups[g][1] += 1
@@ -86,10 +103,12 @@ for g in ["all", "tuning", "held out"] + sorted(k for k in groups if k.startswit
     if g in groups:
         r, t, w = groups[g]
         print(f"spoken set, {g}: {r}/{t} right ({100 * r / t:.0f}%), {w} wrong books")
+print(f"spoken set, all: {fields_right}/{groups['all'][1]} stored with the right kind, book and page or time "
+      f"(the text aside); word error rate of stored texts {text_errors / max(1, text_words):.3f}")
 if misses:
     print("misses:")
     print("\n".join(misses))
 r, t, w = groups["all"]
 h = groups["held out"]
-print(json.dumps({"right": r, "total": t, "wrong_books": w, "held_out_right": h[0], "held_out_total": h[1],
+print(json.dumps({"fields_right": fields_right, "right": r, "total": t, "wrong_books": w, "held_out_right": h[0], "held_out_total": h[1],
                   "held_out_wrong_books": h[2]}))
