@@ -24,29 +24,36 @@ struct SpokenWord: Equatable {
 /// The names a spoken line may use for a book: titles (with and without a
 /// leading article), authors and their surnames, normalized.
 public struct SpokenNames: Sendable {
-    let names: Set<String>
+    /// Each name as heard (normalized) -> as the library writes it.
+    let shown: [String: String]
+    var names: Set<String> { Set(shown.keys) }
     let longest: Int
 
-    /// The names without spaces: Whisper writes "MobyDick".
-    let joined: Set<String>
-
     public init(titles: [String], authors: [String]) {
-        var all = Set<String>()
+        var all: [String: String] = [:]
+        func add(_ heard: String, _ written: String) { if all[heard] == nil { all[heard] = written } }
         for t in titles {
             let n = TitleMatcher.normalize(t)
             guard !n.isEmpty else { continue }
-            all.insert(n)
-            for article in ["the ", "a ", "an "] where n.hasPrefix(article) { all.insert(String(n.dropFirst(article.count))) }
+            add(n, t)
+            for article in ["the ", "a ", "an "] where n.hasPrefix(article) { add(String(n.dropFirst(article.count)), t) }
         }
         for a in authors {
             let n = TitleMatcher.normalize(a)
             guard !n.isEmpty else { continue }
-            all.insert(n)
-            if let last = n.split(separator: " ").last, last.count >= 3 { all.insert(String(last)) }
+            add(n, a)
+            // A surname names the author (ib-capture's author rule then picks or asks).
+            if let last = n.split(separator: " ").last, last.count >= 3 {
+                add(String(last), a.split(separator: " ").last.map(String.init) ?? String(last))
+            }
         }
-        names = all
-        joined = Set(all.map { $0.filter { $0 != " " } }.filter { $0.count >= 6 })
-        longest = all.map { $0.split(separator: " ").count }.max() ?? 0
+        // "MobyDick": the name without its spaces.
+        for (n, written) in all where n.contains(" ") {
+            let squeezed = n.filter { $0 != " " }
+            if squeezed.count >= 6 { add(squeezed, written) }
+        }
+        shown = all
+        longest = all.keys.map { $0.split(separator: " ").count }.max() ?? 0
     }
 
     public static let none = SpokenNames(titles: [], authors: [])
@@ -70,7 +77,7 @@ public struct SpokenNames: Sendable {
         var k = min(longest, words.count - i)
         while k >= 1 {
             let phrase = TitleMatcher.normalize(words[i..<(i + k)].map(\.raw).joined(separator: " "))
-            if names.contains(phrase) || (k == 1 && joined.contains(phrase)) { out.append(k) }
+            if shown[phrase] != nil { out.append(k) }
             // A name ends where Whisper put a comma or full stop: no longer run goes past it.
             k -= 1
         }
@@ -223,7 +230,9 @@ struct SpokenLine {
             if h.book == nil, leads.contains(w), i + 1 < words.count {
                 let found = forced[i + 1].map { [$0] } ?? names.matches(words, i + 1)
                 if let k = found.first {
-                    h.book = words[(i + 1)..<(i + 1 + k)].map { Text.strip($0.raw, SpokenLine.edge) }.joined(separator: " ")
+                    let heard = words[(i + 1)..<(i + 1 + k)].map { Text.strip($0.raw, SpokenLine.edge) }.joined(separator: " ")
+                    // The name as the library writes it ("MobyDick" -> "Moby Dick"); without a library, as heard.
+                    h.book = names.shown[TitleMatcher.normalize(heard)] ?? heard
                     i += 1 + k; afterPage = false; continue
                 }
                 // "for"/"from", or "of" after a page, said before a name that is no book: refused.

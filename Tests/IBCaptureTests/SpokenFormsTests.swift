@@ -44,23 +44,23 @@ final class SpokenFormsTests: XCTestCase {
     func testKeywordLinesAsSaid() {
         let cases: [(String, String)] = [
             ("quote page forty seven it is so end quote", "quote page=47 text=it is so"),
-            ("okay quote from moby dick page three call me ishmael end quote", "quote book=moby dick page=3 text=call me ishmael"),
-            ("quote page twenty two of moby dick so it goes end quote", "quote book=moby dick page=22 text=so it goes"),
+            ("okay quote from moby dick page three call me ishmael end quote", "quote book=Moby Dick page=3 text=call me ishmael"),
+            ("quote page twenty two of moby dick so it goes end quote", "quote book=Moby Dick page=22 text=so it goes"),
             ("Quote, page 47. The happiness of your life. End quote.", "quote page=47 text=The happiness of your life."),
             ("quote pages forty to forty one a long one end quote", "quote page=40 page_end=41 text=a long one"),
-            ("save this quote from the idiot page thirty beauty will save the world", "quote book=the idiot page=30 text=beauty will save the world"),
+            ("save this quote from the idiot page thirty beauty will save the world", "quote book=The Idiot page=30 text=beauty will save the world"),
             ("quote from the seventy third page the soul end quote hashtag stoic", "quote page=73 tags=stoic text=the soul"),
-            ("note um for moby dick the whale", "note book=moby dick text=the whale"),
+            ("note um for moby dick the whale", "note book=Moby Dick text=the whale"),
             ("note the third chapter he thanks them", "note chapter=3 text=he thanks them"),
             ("Note for Moby Dick: Ishmael disappears.", "note book=Moby Dick text=Ishmael disappears."),
-            ("question for melville why whales", "question book=melville text=why whales"),
+            ("question for melville why whales", "question book=Melville text=why whales"),
             ("question on page fifty what is the ruling faculty", "question page=50 text=what is the ruling faculty"),
             // Whisper's slip of the keyword is still the keyword; "quite" is a word of its own.
-            ("Quot from the idiot page 12, so it is. End quote.", "quote book=the idiot page=12 text=so it is."),
+            ("Quot from the idiot page 12, so it is. End quote.", "quote book=The Idiot page=12 text=so it is."),
             // "and quote" is Whisper's "end quote" where only header or tags follow; inside the words it is words.
             ("Quote page 61 accept the things and quote hashtag fate", "quote page=61 tags=fate text=accept the things"),
             ("quote cats and quote dogs end quote", "quote text=cats and quote dogs"),
-            ("quote from MobyDick, page 156, there is wisdom and quote", "quote book=MobyDick page=156 text=there is wisdom"),
+            ("quote from MobyDick, page 156, there is wisdom and quote", "quote book=Moby Dick page=156 text=there is wisdom"),
             // The longest number: "page twenty one" is 21.
             ("quote page twenty one more thing end quote", "quote page=21 text=more thing"),
         ]
@@ -75,7 +75,7 @@ final class SpokenFormsTests: XCTestCase {
         // Two titles that split the line at two places: both readings.
         let two = parser.parseSpoken("note for dune messiah is darker", names: names)
         XCTAssertEqual(two.reason, "two_readings")
-        XCTAssertEqual(two.readings, ["note book=dune messiah text=is darker", "note book=dune text=messiah is darker"])
+        XCTAssertEqual(two.readings, ["note book=Dune Messiah text=is darker", "note book=Dune text=messiah is darker"])
         // A header misheard ("beige to empty"): a title in the first words is refused, not stored on the current book.
         XCTAssertEqual(parser.parseSpoken("A quote beige to empty to have moby dick pain and suffering end quote", names: names).reason, "spoken_book_in_words")
         XCTAssertEqual(parser.parseSpoken("note only an idiot would say so", names: names).intent, .note)
