@@ -209,6 +209,10 @@ struct SpokenLine {
             j += 1
         }
         if end < i { i = end }
+        // "quote page for the ...": a page was said but no number heard; never stored without it.
+        if header.page == nil, i < end, SpokenLexicon.pageWords.contains(words[i].word) || SpokenLexicon.pageRangeWords.contains(words[i].word) {
+            return refusal("spoken_page_unheard", words, intent)
+        }
         if header.book == nil, names.mentioned(in: words[i..<min(end, i + SpokenLexicon.wordsSearchedForNames)]) {
             return refusal("spoken_book_in_words", words, intent)
         }

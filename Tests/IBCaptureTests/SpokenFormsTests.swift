@@ -79,6 +79,8 @@ final class SpokenFormsTests: XCTestCase {
         // A header misheard ("beige to empty"): a title in the first words is refused, not stored on the current book.
         XCTAssertEqual(parser.parseSpoken("A quote beige to empty to have moby dick pain and suffering end quote", names: names).reason, "spoken_book_in_words")
         XCTAssertEqual(parser.parseSpoken("note only an idiot would say so", names: names).intent, .note)
+        // A page said without a number heard.
+        XCTAssertEqual(parser.parseSpoken("quote page for the san juan to life end quote", names: names).reason, "spoken_page_unheard")
         // Words after "end quote" that are no page, chapter, book or tag.
         XCTAssertEqual(parser.parseSpoken("quote call me ishmael end quote and some more", names: names).reason, "not_understood")
         // Nothing said after the keyword.
