@@ -57,6 +57,8 @@ final class WhisperWeights: Sendable {
     let encoderLayers: [EncoderLayer]
     let encoderNorm: LayerNormWeights
     let tokenEmbedding16: [UInt16]   // [vocab, d] fp16: embedding and output projection
+    let tokenEmbedding8: [Int8]      // the same rows as int8 codes, for the screening pass (ScreenedLogits)
+    let tokenEmbeddingScales: [Float]
     let textPositionTable: [Float]
     let decoderLayers: [DecoderLayer]
     let decoderNorm: LayerNormWeights
@@ -131,6 +133,14 @@ final class WhisperWeights: Sendable {
         encoderNorm = try norm("encoder/layer_norm")
         decoderNorm = try norm("decoder/layer_norm")
         tokenEmbedding16 = embedding.halfs()
+        let (rows, d) = (vocabularySize, width)
+        var scales = [Float](repeating: 0, count: rows)
+        let halves = tokenEmbedding16
+        tokenEmbedding8 = [Int8](unsafeUninitializedCapacity: rows * d) { codes, initialized in
+            ib_quantize_rows_f16_i8(halves, Int32(rows), Int32(d), codes.baseAddress!, &scales)
+            initialized = rows * d
+        }
+        tokenEmbeddingScales = scales
     }
 
     /// [out][in][tap] -> [out][tap][in], so that one im2col row of a time-major input is contiguous.
