@@ -74,10 +74,43 @@ AVX512 static void dot4_avx512(int K, const float *const a[4], const uint16_t *w
     }
 }
 
+/* One row x against four weight rows at a time (each x load shared by four rows). */
+AVX512 static void gemv1_avx512(int N, int K, const float *x, const uint16_t *W, int ldw, const float *bias, float *y, int accumulate) {
+    int j = 0;
+    for (; j + 4 <= N && K % 16 == 0; j += 4) {
+        const uint16_t *w0 = W + (size_t)j * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int k = 0; k < K; k += 16) {
+            __m512 xk = _mm512_loadu_ps(x + k);
+            s0 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w0 + k))), s0);
+            s1 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w1 + k))), s1);
+            s2 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w2 + k))), s2);
+            s3 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w3 + k))), s3);
+        }
+        float sums[4] = {_mm512_reduce_add_ps(s0), _mm512_reduce_add_ps(s1), _mm512_reduce_add_ps(s2), _mm512_reduce_add_ps(s3)};
+        for (int r = 0; r < 4; r++) {
+            float v = sums[r] + (bias ? bias[j + r] : 0.0f);
+            y[j + r] = accumulate ? y[j + r] + v : v;
+        }
+    }
+    for (; j < N; j++) {
+        const float *a[4] = {x, x, x, x};
+        float sums[4];
+        dot4_avx512(K, a, W + (size_t)j * ldw, sums);
+        float v = sums[0] + (bias ? bias[j] : 0.0f);
+        y[j] = accumulate ? y[j] + v : v;
+    }
+}
+
 void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W, int ldw,
                  const float *bias, float *y, int ldy, int flags) {
     if (M <= 0 || N <= 0) return;
     const int wide = avx512_selected();
+    if (M == 1 && wide) {
+        gemv1_avx512(N, K, x, W, ldw, bias, y, (flags & IB_GEMM_ACCUMULATE) != 0);
+        if (flags & IB_GEMM_GELU) ib_gelu(y, N);
+        return;
+    }
     for (int i = 0; i < M; i += 4) {
         const float *a[4];
         for (int r = 0; r < 4; r++) a[r] = x + (size_t)(i + r < M ? i + r : M - 1) * ldx;

@@ -133,6 +133,14 @@ struct WhisperDecoder {
         return out
     }
 
+    /// fp16 weights as fp32 (exact), for a prompt's GEMM.
+    static func widen(_ halves: [UInt16]) -> [Float] {
+        [Float](unsafeUninitializedCapacity: halves.count) { out, initialized in
+            ib_f16_to_f32(halves, out.baseAddress!, halves.count)
+            initialized = halves.count
+        }
+    }
+
     private func layerNorm(_ x: [Float], into out: inout [Float], rows: Int, _ norm: LayerNormWeights) {
         out = x
         ib_layernorm(&out, Int32(rows), Int32(weights.width), Int32(weights.width), norm.gamma, norm.beta, 1e-5)
@@ -160,9 +168,10 @@ struct WhisperDecoder {
                 }
             }
         } else {
+            let weight = layer.weight.isEmpty ? Self.widen(layer.weight16) : layer.weight
             input.withUnsafeBufferPointer { a in
                 output.withUnsafeMutableBufferPointer { c in
-                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, layer.weight, layer.bias,
+                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, weight, layer.bias,
                              c.baseAddress!, layer.outputs, flags)
                 }
             }

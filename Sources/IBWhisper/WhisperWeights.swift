@@ -1,7 +1,8 @@
 // The weights of a Whisper model, laid out for IBWhisper's kernels: the
-// encoder in fp32 (batched GEMMs), the decoder both in fp32 (the prompt, many
-// rows at once) and as the file's fp16 (one step at a time, bound by memory),
-// and the token embedding, which is also the output projection, as fp16 only.
+// encoder in fp32 (batched GEMMs); the decoder as the file's fp16 (one step at
+// a time is bound by memory; a prompt widens each matrix to fp32 for its GEMM,
+// which keeps 33 MB out of memory); the token embedding, which is also the
+// output projection, as fp16 and as int8 codes for the screening pass.
 import CKernels
 import Foundation
 
@@ -117,15 +118,15 @@ final class WhisperWeights: Sendable {
             let p = "decoder/layer_\(decoderLayers.count)"
             decoderLayers.append(DecoderLayer(
                 selfNorm: try norm(p + "/self_attention/layer_norm"),
-                selfQKV: try linear(p + "/self_attention/linear_0", fp32: true, fp16: true),
-                selfOut: try linear(p + "/self_attention/linear_1", fp32: true, fp16: true),
+                selfQKV: try linear(p + "/self_attention/linear_0", fp32: false, fp16: true),
+                selfOut: try linear(p + "/self_attention/linear_1", fp32: false, fp16: true),
                 crossNorm: try norm(p + "/attention/layer_norm"),
-                crossQuery: try linear(p + "/attention/linear_0", fp32: true, fp16: true),
+                crossQuery: try linear(p + "/attention/linear_0", fp32: false, fp16: true),
                 crossKV: try linear(p + "/attention/linear_1", fp32: true, fp16: false),
-                crossOut: try linear(p + "/attention/linear_2", fp32: true, fp16: true),
+                crossOut: try linear(p + "/attention/linear_2", fp32: false, fp16: true),
                 ffnNorm: try norm(p + "/ffn/layer_norm"),
-                ffnIn: try linear(p + "/ffn/linear_0", fp32: true, fp16: true),
-                ffnOut: try linear(p + "/ffn/linear_1", fp32: true, fp16: true)))
+                ffnIn: try linear(p + "/ffn/linear_0", fp32: false, fp16: true),
+                ffnOut: try linear(p + "/ffn/linear_1", fp32: false, fp16: true)))
         }
         guard !encoderLayers.isEmpty, !decoderLayers.isEmpty else { throw WhisperError.model("\(path): no encoder or decoder layers") }
         self.encoderLayers = encoderLayers
