@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "ib-ask", targets: ["ib-ask"]),
         .executable(name: "ib-capture", targets: ["ib-capture"]),
         .executable(name: "ib-mcp", targets: ["ib-mcp"]),
+        .executable(name: "ib-transcribe", targets: ["ib-transcribe"]),
     ],
     targets: [
         // MARK: core
@@ -34,7 +35,9 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CCmark", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "IBParse", dependencies: ["IBCore", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
+        // Audio: ffmpeg and ffprobe are spawned when audio comes (nothing linked).
+        .target(name: "IBAudio", dependencies: ["IBCore"]),
+        .target(name: "IBParse", dependencies: ["IBCore", "IBAudio", "CXML2", "CCmark", "CZlib"]),  // poppler and libcurl: dlopen on first use (start-up)
 
         // MARK: the model
         // One CPU-feature dispatcher and the int8 quantiser, shared by CKernels and CIBVec.
@@ -42,6 +45,8 @@ let package = Package(
         .target(name: "CKernels", dependencies: ["CIBSimd"], cSettings: cKernelFlags),
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
         .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
+        // Whisper speech to text, native: CTranslate2 model.bin read directly, CKernels for the maths.
+        .target(name: "IBWhisper", dependencies: ["IBCore", "CKernels"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -58,14 +63,15 @@ let package = Package(
         .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture"]),
 
         // MARK: tools
-        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse"]),
+        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"]),
         .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"]),
         .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
         .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"]),
         .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
-        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture"]),
+        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"]),
         .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"]),
+        .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"]),
 
         // MARK: tests
         // A real HTTP/1.1 server on 127.0.0.1 for provider and URL tests.
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "IBTokenizerTests", dependencies: ["IBTokenizer"]),
         .testTarget(name: "IBChunkTests", dependencies: ["IBChunk", "IBTokenizer"]),
         .testTarget(name: "IBParseTests", dependencies: ["IBParse", "IBTestSupport"]),
+        .testTarget(name: "IBAudioTests", dependencies: ["IBAudio", "IBCore"]),
         .testTarget(name: "IBModelTests", dependencies: ["IBModel", "IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBStoreTests", dependencies: ["IBStore"]),
         .testTarget(name: "IBSearchTests", dependencies: ["IBSearch"]),
@@ -83,6 +90,7 @@ let package = Package(
         .testTarget(name: "IBMCPTests", dependencies: ["IBMCP", "IBCore", "IBStore"]),
         .testTarget(name: "IBEmbedTests", dependencies: ["IBEmbed", "IBTestSupport"]),
         .testTarget(name: "IBHTTPTests", dependencies: ["IBHTTP", "IBTestSupport"]),
+        .testTarget(name: "IBWhisperTests", dependencies: ["IBWhisper", "CKernels"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,6 +33,7 @@ complete -c ib-parse -l timeout -x -d 'URL fetch timeout (default 30'
 complete -c ib-parse -l max-bytes -x -d 'URL download size cap (default 268435456'
 complete -c ib-parse -l ocr -x -d 'PDF pages to OCR: auto (default: scanned pages, with (nearly'
 complete -c ib-parse -l lang -x -d 'OCR languages, tesseract names joined with +: eng, chi_sim,'
+complete -c ib-parse -l model -x -a '(__fish_complete_directories)' -d 'the Whisper model folder for audio (default $IB_WHISPER_DIR,'
 complete -c ib-parse -s h -l help -d 'show this help'
 complete -c ib-parse -l version -d 'show the version, the commit and the model folder'
 
@@ -151,6 +152,9 @@ complete -c ib-capture -l create -d 'add a book that is not in the library inste
 complete -c ib-capture -l ask -d 'forward a question to ib-ask (exec ib-ask --book ID QUESTION'
 complete -c ib-capture -l image -r -F -d 'a quote from a photo of the page (OCR by ib-parse): the'
 complete -c ib-capture -l text -x -d 'with --image: words from the passage to quote'
+complete -c ib-capture -l audio -r -F -d 'one spoken line (WAV, MP3, M4A, Ogg, FLAC'
+complete -c ib-capture -l model -x -a '(__fish_complete_directories)' -d 'with --audio: the Whisper folder (default: $IB_WHISPER_DIR,'
+complete -c ib-capture -l spoken -d 'read LINE (or each stdin line) as said aloud, the way'
 complete -c ib-capture -l yes -d 'finish the current book on a line that does not name it'
 complete -c ib-capture -l today -x -d 'take DATE (YYYY-MM-DD) as today, for relative dates (also $I'
 complete -c ib-capture -l now -x -d 'take TIME (ISO-8601) as now, for timestamps (testing)'
@@ -167,3 +171,10 @@ complete -c ib-mcp -l db -r -F -d 'the library (default $IB_DB, else $XDG_DATA_H
 complete -c ib-mcp -l model-dir -x -a '(__fish_complete_directories)' -d 'the model folder (default $IB_MODEL_DIR, else'
 complete -c ib-mcp -s h -l help -d 'this help'
 complete -c ib-mcp -l version -d 'the version, the commit and the model folder'
+
+complete -c ib-transcribe -e
+complete -c ib-transcribe -l model -x -a '(__fish_complete_directories)' -d 'a CTranslate2 Whisper folder (config.json, model.bin,'
+complete -c ib-transcribe -l beam -x -d 'beam search with N hypotheses (default: 1, greedy'
+complete -c ib-transcribe -l language -x -d 'the spoken language on a multilingual model, e.g. zh'
+complete -c ib-transcribe -s h -l help -d 'show this help'
+complete -c ib-transcribe -l version -d 'show the version, the commit and the model'

@@ -11,8 +11,8 @@ public enum AskCommand {
     public static let help = """
     Usage: ib-ask [options] [QUESTION...]
 
-    Answers questions about a book with cited pages (p. N), without spoilers
-    past the reader's current page. Streams the answer to stdout.
+    Answers questions about a book with cited pages (p. N; an audio book's times,
+    (1:02:30)), without spoilers past the reader's current page. Streams the answer to stdout.
     With no QUESTION: an interactive session when stdin is a terminal,
     otherwise each line of stdin is a question in the same conversation
     (a question over 64 KiB, or a line over 64 MiB, is refused with its number).

@@ -13,6 +13,8 @@ public struct BookContext: Sendable {
     public var currentPage: Int?
     /// Printed labels by physical page, where the book has them.
     public var labels: [Int: String]
+    /// An audio book: its page labels are clock times ("1:02:30"), cited without "p.".
+    public var isAudio = false
 
     public init(id: String, title: String, authors: [String] = [], pageCount: Int = 0, currentPage: Int? = nil, labels: [Int: String] = [:]) {
         self.id = id; self.title = title; self.authors = authors; self.pageCount = pageCount
@@ -22,16 +24,23 @@ public struct BookContext: Sendable {
     /// How a page is shown and cited: its printed label, else its number.
     public func display(_ page: Int) -> String { labels[page] ?? String(page) }
 
-    /// "p. 12" or "pp. 12-13" (with labels).
+    /// "p. 12" or "pp. 12-13" (with labels); an audio book's "1:02:30" or "1:02:30-1:03:31".
     public func citation(_ start: Int, _ end: Int) -> String {
         let a = display(start), b = display(end)
+        if isAudio { return start == end || a == b ? a : "\(a)-\(b)" }
         return start == end || a == b ? "p. \(a)" : "pp. \(a)-\(b)"
     }
 
-    /// Physical pages whose label (or, without one, number) is `text`.
+    /// Physical pages whose label (or, without one, number) is `text`. In an audio book a
+    /// time that is no page's label names the page being heard then.
     public func pages(forLabel text: String) -> [Int] {
         let t = text.trimmingCharacters(in: " ").lowercased()
         var found = labels.filter { $0.value.lowercased() == t }.map(\.key).sorted()
+        if found.isEmpty && isAudio && t.contains(":"), let seconds = MediaTime.seconds(t) {
+            let heard = labels.compactMap { page, label in MediaTime.seconds(label).map { (page, $0) } }
+                .filter { $0.1 <= seconds }.max { $0.1 < $1.1 }
+            return heard.map { [$0.0] } ?? []
+        }
         if found.isEmpty, let n = Int(t), n >= 1, labels[n] == nil || labels.isEmpty { found = [n] }
         return found
     }
@@ -94,6 +103,7 @@ public enum BookLookup {
         let position = try library.readingPosition(bookID: book.id)
         var context = BookContext(id: book.id, title: book.title, authors: book.authors,
                                   pageCount: position?.pageCount ?? 0, currentPage: nil, labels: try library.pageLabels(bookID: book.id))
+        context.isAudio = try db.scalarText("SELECT format FROM books WHERE id = ?", book.id) == "audio"
         if let override = pageOverride {
             guard let page = context.page(forArgument: override), page >= 1 else {
                 throw IBError.usage("--page: no page '\(override)' in \(book.title)")

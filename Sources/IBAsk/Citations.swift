@@ -1,5 +1,5 @@
 // Citations: "(p. 12)", "(pp. 12-14)", "(p. iv)", "(pp. 3–4, 7)" after each
-// claim. Every one is checked against the pages actually retrieved (and so
+// claim; in an audio book times: "(1:02:30)", "(4:05-5:10)". Every one is checked against the pages actually retrieved (and so
 // shown to the model); unsupported ones are reported, and removed by --strict.
 import IBCore
 
@@ -27,6 +27,16 @@ public enum Citations {
             guard chars[i] == "(" else { i += 1; continue }
             // "(p." or "(pp." then the body up to ")".
             var j = i + 1
+            if book.isAudio, j < chars.count, chars[j].isASCII, chars[j].isNumber,
+               let close = chars[j...].prefix(40).firstIndex(of: ")") {
+                let body = String(chars[j..<close])
+                if body.contains(":"), let pages = resolve(body, book: book) {
+                    let supported = !pages.isEmpty && pages.allSatisfy { retrieved.contains($0) }
+                    out.append(Citation(text: String(chars[i...close]), range: i..<(close + 1), pages: pages, supported: supported))
+                    i = close + 1
+                    continue
+                }
+            }
             guard j < chars.count, chars[j] == "p" else { i += 1; continue }
             j += 1
             if j < chars.count, chars[j] == "p" { j += 1 }

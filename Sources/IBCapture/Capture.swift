@@ -12,6 +12,8 @@ public struct CaptureOptions: Sendable {
     public var today: Day? = nil
     /// Finishing the current book without naming it ("done") is allowed.
     public var yes = false
+    /// Lines are what was said (a transcript): read with the spoken forms (--spoken, --audio).
+    public var spoken = false
     public init() {}
 }
 
@@ -25,6 +27,8 @@ public final class CaptureEngine {
     public let options: CaptureOptions
     public let parser: CaptureParser
     public var store: CaptureStore?
+    /// Whether "Reading X" adds X when the library has no such book (typed lines; spoken ones need --create).
+    var createsBooks = true
     /// Set when a follow-up line settled an ambiguity: the book to use.
     public var forcedBookID: String? = nil
     let nowText: String
@@ -51,6 +55,7 @@ public final class CaptureEngine {
         if let p = c.pagesRead { o["pages_read"] = JSON(p) }
         if let p = c.pageCount { o["page_count"] = JSON(p) }
         if let p = c.percent { o["percent"] = JSON(p) }
+        if let t = c.seconds { o["seconds"] = JSON(t); o["position"] = .string(SpokenNumbers.clockText(t)) }
         if let ch = c.chapter { o["chapter"] = .string(ch) }
         if c.intent == .progress { o["finished"] = .bool(c.finished) }
         if let d = c.due { o["due"] = .string(d.description) }
@@ -184,6 +189,20 @@ public final class CaptureEngine {
         return try capture(c, line: line)
     }
 
+    /// Parses a spoken line (a transcript: "quote page forty seven ... end quote"),
+    /// resolves and stores it; book names are split off with the library's titles.
+    public func capture(spoken line: String) throws -> JSON {
+        // A title heard wrong must not become a new book: spoken lines add books only with --create.
+        createsBooks = false
+        defer { createsBooks = true }
+        let names = try store?.spokenNames() ?? .none
+        let c = parser.parseSpoken(line, names: names)
+        if c.intent == .progress, c.finished, c.book == nil, forcedBookID == nil, !options.yes {
+            throw fail("finish_needs_book")
+        }
+        return try capture(c, line: line)
+    }
+
     /// Resolves and stores a capture already in hand (ib-mcp's typed tools);
     /// `line` stands for it in messages.
     public func capture(_ c: Capture, line: String) throws -> JSON {
@@ -205,6 +224,10 @@ public final class CaptureEngine {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
+            if key == "spoken_unknown_book" || key == "spoken_book_in_words" || key == "spoken_page_unheard" { throw fail(key, TextClasses.trim(line)) }
+            if key == "two_readings", c.readings.count == 2, c.language == "en", !TextClasses.containsHan(line) {
+                throw fail("spoken_two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
+            }
             if key == "two_readings", c.readings.count == 2 {
                 throw fail("two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
             }
@@ -266,6 +289,7 @@ public final class CaptureEngine {
         var ref = try book(for: c, createIfMissing: false)
         if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
         let old = ref.currentPage
+        if let seconds = c.seconds { return try progressByTime(c, ref, seconds, store) }
         var page: Int
         var kind = "page"
         if c.finished {
@@ -310,8 +334,32 @@ public final class CaptureEngine {
         return .object(o)
     }
 
+    /// "listened to 2:15:00 of Persuasion": the position in the audio, in seconds; the
+    /// page position is left as it was. The book becomes the current one.
+    func progressByTime(_ c: Capture, _ ref: BookSummary, _ seconds: Int, _ store: CaptureStore) throws -> JSON {
+        let previous = try store.records.lastSeconds(bookID: ref.id)
+        let at = c.daysAgo.map { StatusReport.noon(today.adding(days: -$0)) } ?? nowText
+        // An audio book in the library (pages with times): the page at that time is the
+        // reading position too, so search and ask stop there ("never past your page").
+        let page = try store.records.page(bookID: ref.id, atSeconds: seconds)
+        let id = try store.addProgress(bookID: ref.id, page: page, pagesRead: 0, kind: "time", now: at, seconds: seconds)
+        if let page { try store.setPosition(ref.id, page, now: nowText) }
+        try store.touch(ref.id, state: nil, now: nowText)
+        var o = base("progress", ref)
+        o["id"] = JSON(id)
+        o["kind"] = "time"
+        o["seconds"] = JSON(seconds)
+        o["position"] = .string(SpokenNumbers.clockText(seconds))
+        o["previous_seconds"] = JSON(previous)
+        o["page"] = JSON(page ?? ref.currentPage)
+        o["previous_page"] = JSON(ref.currentPage)
+        o["finished"] = .bool(false)
+        o["created_at"] = .string(at)
+        return .object(o)
+    }
+
     func bookIntent(_ c: Capture, _ store: CaptureStore) throws -> JSON {
-        let ref0 = try book(for: c, createIfMissing: true)
+        let ref0 = try book(for: c, createIfMissing: createsBooks)
         var ref = ref0
         if let total = c.pageCount, total > 0 { try store.setPageCount(ref.id, total); ref.pageCount = total }
         let status = c.status ?? "reading"

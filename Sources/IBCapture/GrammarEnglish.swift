@@ -63,6 +63,7 @@ extension CaptureParser {
                 return c
             }
         }
+        if let t = parseTimeProgress(s) { return t }
         if let p = parseProgress(s) { return p }
         // A question in plain words.
         if s.hasSuffix("?") || s.hasSuffix("？") {

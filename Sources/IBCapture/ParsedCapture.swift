@@ -27,6 +27,8 @@ public struct Capture: Sendable, Equatable {
     /// The book's total pages, when the line says ("page 120 of 300", "443 pages").
     public var pageCount: Int? = nil
     public var percent: Int? = nil
+    /// progress: the position reached in an audiobook, in seconds ("at 1:02:30 in Persuasion").
+    public var seconds: Int? = nil
     public var chapter: String? = nil
     /// progress: the book was finished.
     public var finished = false
@@ -69,6 +71,7 @@ public struct Capture: Sendable, Equatable {
         if let pagesRead { parts.append("pages_read=\(pagesRead)") }
         if let pageCount { parts.append("page_count=\(pageCount)") }
         if let percent { parts.append("percent=\(percent)") }
+        if let seconds { parts.append("seconds=\(seconds)") }
         if let chapter { parts.append("chapter=\(chapter)") }
         if finished { parts.append("finished") }
         if let daysAgo { parts.append("days_ago=\(daysAgo)") }

@@ -137,8 +137,14 @@ public final class CaptureStore {
     }
 
     @discardableResult
-    public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String) throws -> Int {
-        try records.addProgress(bookID: bookID, page: page, pagesRead: pagesRead, kind: kind, now: now)
+    public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String, seconds: Int? = nil) throws -> Int {
+        try records.addProgress(bookID: bookID, page: page, pagesRead: pagesRead, kind: kind, now: now, seconds: seconds)
+    }
+
+    /// The names a spoken line may use for a book: every title and author in the library.
+    public func spokenNames() throws -> SpokenNames {
+        let all = try entries()
+        return SpokenNames(titles: all.map(\.title), authors: all.flatMap(\.authors))
     }
 
     public func addPlan(title: String, due: Day?, bookIDs: [String], startDate: Day, pagesAtStart: Int?, dailyPages: Int?, now: String) throws -> Int {

@@ -9,6 +9,7 @@ public enum CaptureTool {
     public static let help = """
         Usage: ib-capture [OPTIONS] LINE...          capture one line (the words are joined)
                ib-capture [OPTIONS] < FILE           capture one line per stdin line
+               ib-capture [OPTIONS] --audio FILE     capture one spoken line (Whisper)
                ib-capture status [--json] [--format text|json|waybar] [--private]
                ib-capture export --format markdown|json|csv
                ib-capture import FILE.csv            (Readwise CSV)
@@ -21,6 +22,7 @@ public enum CaptureTool {
           Reading Sapiens by Harari     Started Meditations     Want to read The Odyssey
           read 20 pages     on page 120 of Meditations     page 88     finished Sapiens
           Plan: finish Meditations and Sapiens by 2027-01-31       #tags anywhere
+          listened to 2:15:00 of Persuasion      at 1:02:30 in Persuasion  (audiobooks)
           摘录 第47页：「…」   笔记：…   正在读《人类简史》   读了20页   读到第120页
           读完了《人类简史》   计划：2027年1月31日前读完《人类简史》
 
@@ -40,10 +42,26 @@ public enum CaptureTool {
                            gets a book event; several are listed (name one); an
                            unknown one is added with --create
           --text WORDS     with --image: words from the passage to quote
+          --audio FILE     one spoken line (WAV, MP3, M4A, Ogg, FLAC; at most 120 s),
+                           decoded by ffmpeg and transcribed by Whisper; what was
+                           heard is shown on stderr, then read as said: "quote page
+                           forty seven ... end quote", "note for Moby Dick ...",
+                           "question ...", "I'm on page two hundred and twelve",
+                           "listened to two hours fifteen minutes of Persuasion",
+                           "hashtag stoicism". A book is named after for/from/of
+                           with its title as the library has it. An unsure
+                           transcript (average log probability below -1.0, or
+                           no-speech probability above 0.6) stores nothing (exit 1)
+                           unless --yes
+          --model DIR      with --audio: the Whisper folder (default: $IB_WHISPER_DIR,
+                           then $XDG_DATA_HOME/ib/models/whisper-tiny.en)
+          --spoken         read LINE (or each stdin line) as said aloud, the way
+                           --audio reads its transcript
           --yes            finish the current book on a line that does not name it
                            ("done"; else refused, exit 1); with --image: save even a
                            low-confidence read (else the candidates are listed,
-                           nothing saved, exit 1)
+                           nothing saved, exit 1); with --audio: save an unsure
+                           transcript
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
           --format F       status: text, json, waybar; export: markdown, json, csv
@@ -63,15 +81,18 @@ public enum CaptureTool {
         On a terminal, status and export show control characters in captured text
         as escapes (\\x1B); piped, and as JSON, the text is exact.
 
-        Exit codes: 0 saved, 1 error (unknown book, not understood, no such page),
+        Exit codes: 0 saved, 1 error (unknown book, not understood, no such page;
+        --audio: bad or missing audio, no speech, an unsure transcript, no model),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed),
-        or a mixed-language line that reads two ways (both readings shown).
+        or a line that reads two ways (a mixed-language line, or a spoken line
+        whose book name could end at two places: both readings shown).
         Messages follow LC_ALL / LC_MESSAGES / LANG (zh* for Chinese).
         """
 
     public static let helpChinese = """
         用法：ib-capture [选项] 一行文字...          记录一行（多个词合成一行）
               ib-capture [选项] < 文件               每行记录一条
+              ib-capture [选项] --audio 文件         记录一句语音（Whisper，英语）
               ib-capture status [--json] [--format text|json|waybar] [--private]
               ib-capture export --format markdown|json|csv
               ib-capture import 文件.csv             （Readwise CSV）
@@ -98,9 +119,20 @@ public enum CaptureTool {
                            很少）：照片上书库中的书记为一条书籍记录；有多本时列出（请
                            写明是哪一本）；书库中没有的书加上 --create 添加
           --text 词语      与 --image 一起使用：摘录段落中的词语
+          --audio 文件     一句语音（WAV、MP3、M4A、Ogg、FLAC；最长 120 秒），由 ffmpeg
+                           解码、Whisper 识别；听到的内容显示在标准错误中，再按口语
+                           理解："quote page forty seven ... end quote"、"note for
+                           Moby Dick ..."、"I'm on page two hundred and twelve"、
+                           "listened to two hours fifteen minutes of Persuasion"。
+                           识别不可靠（平均对数概率低于 -1.0，或无语音概率高于 0.6）
+                           时不保存（退出码 1），除非加上 --yes
+          --model 目录     与 --audio 一起使用：Whisper 模型目录（默认：$IB_WHISPER_DIR，
+                           然后 $XDG_DATA_HOME/ib/models/whisper-tiny.en）
+          --spoken         把这一行（或标准输入的每一行）当作口语来理解，与 --audio 相同
           --yes            没有写书名的“读完了”（done）也读完当前在读的书（否则拒绝，
                            退出码 1）；与 --image 一起使用：置信度低时也保存（否则
-                           列出候选、不保存，退出码 1）
+                           列出候选、不保存，退出码 1）；与 --audio 一起使用：识别不可靠
+                           时也保存
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在（用于测试）
           --format F       status：text、json、waybar；export：markdown、json、csv
@@ -119,8 +151,10 @@ public enum CaptureTool {
         在终端上，status 和 export 把记录文字中的控制字符显示为转义（\\x1B）；
         通过管道输出或以 JSON 输出时保持原文。
 
-        退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在），2 用法错误，
-        3 书名或作者有歧义（未写入任何内容，列出候选），或中英混写的一行有两种理解（列出两种理解）。
+        退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在；--audio：音频
+        有误或不存在、没有语音、识别不可靠、没有模型），2 用法错误，
+        3 书名或作者有歧义（未写入任何内容，列出候选），或一行有两种理解（中英混写，或
+        口语中书名可在两处结束；列出两种理解）。
         消息语言由 LC_ALL / LC_MESSAGES / LANG 决定（zh* 为中文）。
         """
 
@@ -129,9 +163,11 @@ public enum CaptureTool {
         .init("today", takesValue: true), .init("now", takesValue: true), .init("format", takesValue: true),
         .init("private"), .init("help", short: "h"), .init("version"),
         .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
+        .init("audio", takesValue: true), .init("model", takesValue: true), .init("spoken"),
     ] }
 
-    public static func main(_ argv: [String]) throws {
+    /// `listen` transcribes --audio files (ib-capture's main hands in Whisper); nil: --audio is refused.
+    public static func main(_ argv: [String], listen: Listener? = nil) throws {
         let args = try Arguments(argv, options: options)
         if args.has("help") { OutputStream.standardOutput.write((Messages.current == .zh ? helpChinese : help) + "\n"); return }
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-capture")); return }
@@ -142,6 +178,7 @@ public enum CaptureTool {
         opts.create = args.has("create")
         opts.ask = args.has("ask")
         opts.yes = args.has("yes")
+        opts.spoken = args.has("spoken")
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
@@ -186,6 +223,18 @@ public enum CaptureTool {
         }
         if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
         if args.value("image") == nil && args.value("text") != nil { throw IBError.usage(Messages.text("image_usage")) }
+        if args.value("audio") == nil && args.value("model") != nil { throw IBError.usage(Messages.text("audio_usage")) }
+        if let audio = args.value("audio") {
+            guard positionals.isEmpty, args.value("image") == nil, !opts.ask else { throw IBError.usage(Messages.text("audio_usage")) }
+            guard !audio.isEmpty else { throw IBError.usage(Messages.text("audio_usage")) }
+            guard let listen else { throw IBError(Messages.text("audio_unavailable")) }
+            let model = try args.path("model")
+            // --dry-run reads an existing library to split off book names; it never creates one.
+            let store = opts.dryRun ? (FileSystem.exists(Config.databasePath(flag: db)) ? try openStore(db) : nil) : try openStore(db)
+            if let store { keepOpen(store) }
+            _ = try VoiceCapture.capture(CaptureEngine(options: opts, store: store), path: audio, model: model, listen: listen, out)
+            return
+        }
         if let image = args.value("image") {
             if opts.ask { throw IBError.usage(Messages.text("ask_usage")) }
             let line = positionals.joined(separator: " ")
@@ -397,7 +446,10 @@ public enum CaptureTool {
     static func captureOne(_ engine: CaptureEngine, _ line: String, _ out: OutputStream) throws -> JSON {
         do {
             var record: JSON
-            if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
+            if engine.options.spoken {
+                // A spoken line is read with the spoken forms; an ambiguity is not kept for a later answer.
+                record = try engine.capture(spoken: line)
+            } else if engine.parser.parse(line).intent == .unknown, let settled = try engine.settlePending(answer: line) {
                 record = settled
             } else {
                 record = try engine.capture(line)
@@ -406,7 +458,7 @@ public enum CaptureTool {
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
-            if f.error.code == .ambiguous, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
+            if f.error.code == .ambiguous, !engine.options.spoken, let ids = f.json?["candidates"]?.arrayValue?.compactMap({ $0["id"]?.stringValue }) {
                 // The ambiguity is the answer; a line that could not be kept for later is said beside it.
                 do { try engine.savePending(line: line, candidates: ids) } catch { printError("ib-capture: \(error)") }
             }

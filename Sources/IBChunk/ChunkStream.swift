@@ -18,6 +18,8 @@ public final class ChunkStream {
     var pipeline: UnitPipeline? = nil
     /// The current book's "structure" marks by page (pages with marks take the general reader).
     var structureMarks: [(page: Int, marks: [StructureMark])] = []
+    /// The current book's page times (audio books), in page order.
+    var times = ChunkTimes()
 
     public init(chunker: Chunker, output: OutputStream = .standardOutput, keepPages: Bool = true) {
         self.chunker = chunker
@@ -34,6 +36,7 @@ public final class ChunkStream {
         for path in paths.isEmpty ? ["-"] : paths {
             try RecordReader(path: path).forEach(claim: { [self] line in
                 guard decoder.decode(line, bookID: plainBookID, after: text.pageNumbers.last, into: text) != nil else { return false }
+                times.addUntimed()
                 try pageAdded()
                 if keepPages { output.writeRaw(line) }
                 return true
@@ -64,6 +67,7 @@ public final class ChunkStream {
             let marks = try StructureMark.marks(of: page)
             if !marks.isEmpty { structureMarks.append((page.page, marks)) }
             text.beginPage(page.page)
+            times.add(page)
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
             try pageAdded()
@@ -89,8 +93,9 @@ public final class ChunkStream {
         let units = pipeline?.finish(text.bytes)
         pipeline = nil
         chunker.writeChunks(bookID: bookID, text: text, units: units,
-                            structure: ChunkStructure(marks: structureMarks, text: text), to: output)
+                            structure: ChunkStructure(marks: structureMarks, text: text), times: times.any ? times : nil, to: output)
         structureMarks.removeAll()
+        times.removeAll()
         text.removeAll()
         self.bookID = nil
         plainBookID = nil

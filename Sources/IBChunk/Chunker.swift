@@ -46,8 +46,10 @@ public final class Chunker {
     /// The chunks of one book, whose pages come in order.
     public func chunks(bookID: String, pages: [PageRecord]) -> [ChunkRecord] {
         let text = BookText(capacity: pages.reduce(0) { $0 + $1.text.utf8.count + 1 })
+        var times = ChunkTimes()
         for page in pages {
             text.beginPage(page.page)
+            times.add(page)
             var pageText = page.text
             pageText.withUTF8 { text.append($0) }
         }
@@ -55,15 +57,21 @@ public final class Chunker {
         return cut(units, text.bytes).map { span in
             let end = units.end(span.lastUnit, text.bytes)
             let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
-            return ChunkRecord(
+            var chunk = ChunkRecord(
                 bookID: bookID, index: span.index, startPage: startPage, endPage: endPage,
                 startOffset: startOffset, endOffset: endOffset, tokenCount: span.tokenCount,
                 text: String(decoding: UnsafeBufferPointer(rebasing: text.bytes[span.start..<end]), as: UTF8.self))
+            if times.any, let s = times.time(at: span.start, text, end: false), let e = times.time(at: max(span.start, end - 1), text, end: true) {
+                chunk.extra["start_time"] = .number((s * 1000).rounded() / 1000)
+                chunk.extra["end_time"] = .number((max(e, s) * 1000).rounded() / 1000)
+            }
+            return chunk
         }
     }
 
     /// Writes the chunk records of one book, as `chunks` makes them, to `output`.
-    func writeChunks(bookID: String, text: BookText, units: Units? = nil, structure: ChunkStructure? = nil, to output: OutputStream) {
+    func writeChunks(bookID: String, text: BookText, units: Units? = nil, structure: ChunkStructure? = nil,
+                     times: ChunkTimes? = nil, to output: OutputStream) {
         let units = units ?? makeUnitsInParallel(text.bytes)
         let spans = cut(units, text.bytes)
         guard !spans.isEmpty else { return }
@@ -78,7 +86,7 @@ public final class Chunker {
             }
             func write(block b: Int, into k: Int) {
                 for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                    writeChunk(spans[n], units, bookID: id, text: text, structure: structure, to: &writers[k])
+                    writeChunk(spans[n], units, bookID: id, text: text, structure: structure, times: times, to: &writers[k])
                 }
             }
             guard blocks >= 4 else {
@@ -91,14 +99,14 @@ public final class Chunker {
             let ready = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
             let free = [DispatchSemaphore(value: 1), DispatchSemaphore(value: 1)]
             let done = DispatchSemaphore(value: 0)
-            let shared = UncheckedSendable((self, writers, spans, units, id, text, blocks, ready, free, done, structure))
+            let shared = UncheckedSendable((self, writers, spans, units, id, text, blocks, ready, free, done, structure, times))
             DispatchQueue.global().async {
-                let (chunker, writers, spans, units, id, text, blocks, ready, free, done, structure) = shared.value
+                let (chunker, writers, spans, units, id, text, blocks, ready, free, done, structure, times) = shared.value
                 for b in stride(from: 1, to: blocks, by: 2) {
                     let k = 1 + (b / 2) % 2
                     free[k - 1].wait()
                     for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                        chunker.writeChunk(spans[n], units, bookID: id, text: text, structure: structure, to: &writers[k])
+                        chunker.writeChunk(spans[n], units, bookID: id, text: text, structure: structure, times: times, to: &writers[k])
                     }
                     ready[k - 1].signal()
                 }
@@ -133,7 +141,7 @@ public final class Chunker {
 
     /// One chunk record line, as ChunkRecord.write writes it.
     func writeChunk(_ span: Span, _ units: Units, bookID: [UInt8], text: BookText, structure: ChunkStructure? = nil,
-                    to out: inout ByteWriter) {
+                    times: ChunkTimes? = nil, to out: inout ByteWriter) {
         // The end is found here rather than in `cut`: the text is read here anyway.
         let end = units.end(span.lastUnit, text.bytes)
         let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
@@ -148,6 +156,7 @@ public final class Chunker {
         out.append(",\"text\":")
         out.appendJSONString(text.base + span.start, end - span.start)
         structure?.write(start: span.start, end: end, to: &out)
+        times?.write(start: span.start, end: end, text, to: &out)
         out.append("}\n")
     }
 

@@ -26,6 +26,14 @@ struct PassageFacts {
     var startPage: Int
     var endPage: Int
     var text: String
+    /// Audio books: seconds from the start of the audio.
+    var startTime: Double? = nil
+    var endTime: Double? = nil
+
+    init(_ chunk: ChunkRecord) {
+        index = chunk.index; startPage = chunk.startPage; endPage = chunk.endPage; text = chunk.text
+        startTime = chunk.extra["start_time"]?.doubleValue; endTime = chunk.extra["end_time"]?.doubleValue
+    }
 }
 
 final class LibraryAccess {
@@ -149,18 +157,14 @@ final class LibraryAccess {
     /// One chunk of a book, nil when there is none at that index.
     func passage(_ bookID: String, _ index: Int) throws -> PassageFacts? {
         try guarded {
-            try library().chunk(bookID: bookID, index: index).map {
-                PassageFacts(index: $0.index, startPage: $0.startPage, endPage: $0.endPage, text: $0.text)
-            }
+            try library().chunk(bookID: bookID, index: index).map(PassageFacts.init)
         }
     }
 
     /// Every chunk of a book that ends on or before `page`: the last one (where reading stopped).
     func lastPassage(_ bookID: String, upTo page: Int) throws -> PassageFacts? {
         try guarded {
-            try library().chunks(bookID: bookID).last { $0.endPage <= page }.map {
-                PassageFacts(index: $0.index, startPage: $0.startPage, endPage: $0.endPage, text: $0.text)
-            }
+            try library().chunks(bookID: bookID).last { $0.endPage <= page }.map(PassageFacts.init)
         }
     }
 

@@ -45,9 +45,16 @@ enum ToolBodies {
     }
 
     static func passageJSON(_ bookID: String, _ p: PassageFacts, _ access: LibraryAccess) throws -> JSON {
-        ["chunk_id": .string("\(bookID):\(p.index)"), "start_page": JSON(p.startPage), "end_page": JSON(p.endPage),
-         "start_label": JSON(try access.pageLabel(bookID, p.startPage)), "end_label": JSON(try access.pageLabel(bookID, p.endPage)),
-         "text": .string(p.text)]
+        var o = JSONObject([("chunk_id", .string("\(bookID):\(p.index)")), ("start_page", JSON(p.startPage)), ("end_page", JSON(p.endPage)),
+                            ("start_label", JSON(try access.pageLabel(bookID, p.startPage))),
+                            ("end_label", JSON(try access.pageLabel(bookID, p.endPage)))])
+        if let start = p.startTime {
+            o["start_time"] = .number(start)
+            o["end_time"] = p.endTime.map { .number($0) } ?? .null
+            o["time_label"] = .string(MediaTime.label(start))
+        }
+        o["text"] = .string(p.text)
+        return .object(o)
     }
 
     static func listBooks(_ a: ToolArguments, _ access: LibraryAccess) throws -> JSON {

@@ -53,6 +53,9 @@ enum Tools {
         ("start_label", Schema.string("Printed label of the first page", minLength: nil, nullable: true)),
         ("end_label", Schema.string("Printed label of the last page", minLength: nil, nullable: true)),
         ("chunk_id", Schema.string("BOOK_ID:INDEX, for get_passage")),
+        ("start_time", Schema.number("Audio books: seconds from the start of the audio where the passage is heard")),
+        ("end_time", Schema.number("Audio books: seconds where the passage ends")),
+        ("time_label", Schema.string("Audio books: the start as h:mm:ss (m:ss under an hour), shown and cited instead of a page")),
         ("text", Schema.string("The passage", minLength: nil)),
         ("snippet", Schema.string("Part of the passage, matched words marked «like this»", minLength: nil)),
     ], required: ["rank", "score", "book_id", "title", "start_page", "end_page", "chunk_id", "text", "snippet"], closed: false)
@@ -68,6 +71,9 @@ enum Tools {
 
     static let passageText = Schema.object([
         ("chunk_id", Schema.string("BOOK_ID:INDEX")),
+        ("start_time", Schema.number("Audio books: seconds from the start of the audio where the passage is heard")),
+        ("end_time", Schema.number("Audio books: seconds where the passage ends")),
+        ("time_label", Schema.string("Audio books: the start as h:mm:ss (m:ss under an hour), shown and cited instead of a page")),
         ("start_page", Schema.integer("First page")), ("end_page", Schema.integer("Last page")),
         ("start_label", Schema.string("Printed label of the first page", minLength: nil, nullable: true)),
         ("end_label", Schema.string("Printed label of the last page", minLength: nil, nullable: true)),

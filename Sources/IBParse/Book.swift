@@ -7,6 +7,8 @@ public enum BookFormat: String, Sendable, CaseIterable {
     case text, markdown, html, pdf, epub, docx
     /// PNG, JPEG, TIFF or WebP, read by OCR.
     case image
+    /// WAV, MP3, M4A/M4B, Ogg (Vorbis, Opus), FLAC: decoded by ffmpeg, transcribed.
+    case audio
 
     /// Names accepted by --format.
     public init?(name: String) {
@@ -18,6 +20,7 @@ public enum BookFormat: String, Sendable, CaseIterable {
         case "epub": self = .epub
         case "docx": self = .docx
         case "image", "png", "jpeg", "jpg", "tiff", "tif", "webp": self = .image
+        case "audio", "wav", "mp3", "m4a", "m4b", "ogg", "opus", "flac": self = .audio
         default: return nil
         }
     }
@@ -32,6 +35,9 @@ public struct ParsedPage: Sendable, Equatable {
     public var ocrConfidence: Int?
     /// Units (chapters, scenes, dated entries, letters) starting on this page.
     public var structure: [StructureMark] = []
+    /// Audio books: where the page's speech starts and ends, in seconds.
+    public var startTime: Double?
+    public var endTime: Double?
     public init(label: String? = nil, sectionIndex: Int? = nil, sectionTitle: String? = nil, text: String, ocrConfidence: Int? = nil) {
         self.label = label; self.sectionIndex = sectionIndex; self.sectionTitle = sectionTitle; self.text = text
         self.ocrConfidence = ocrConfidence
@@ -75,6 +81,10 @@ public struct ParseOptions: Sendable {
     public var ocr: OCRMode = .auto
     /// OCR languages (--lang); nil: from the book's metadata, else automatic.
     var ocrLanguage: OCRLanguage?
+    /// Makes the speech recogniser for audio (the ib-parse tool sets it; nil: audio is refused).
+    public var speech: SpeechRecognizerFactory?
+    /// The speech model folder (--model); nil: the recogniser's default place.
+    public var speechModel: String?
     /// Sets --lang: "auto" or tesseract names joined with "+" ("eng+chi_sim"); false when malformed.
     public mutating func setOCRLanguage(_ value: String) -> Bool {
         guard let l = OCRLanguage(value) else { return false }

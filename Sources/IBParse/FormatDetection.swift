@@ -1,5 +1,6 @@
 // The format of an input comes from its content: magic bytes, a ZIP's
-// `mimetype` entry (EPUB) or `[Content_Types].xml` (DOCX), HTML markup.
+// `mimetype` entry (EPUB) or `[Content_Types].xml` (DOCX), HTML markup, audio
+// containers (AudioFormat).
 // The extension is only a hint for text against Markdown, which look alike.
 import IBCore
 
@@ -9,6 +10,7 @@ enum FormatDetection {
         let head = Array(bytes.prefix(1024))
         if find(Array("%PDF-".utf8), in: head) != nil { return .pdf }
         if ImageParser.isImage(head) { return .image }
+        if AudioFormat.detect(head) != nil { return .audio }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
             return try zipFormat(bytes)
         }

@@ -35,6 +35,7 @@ public struct InputSource: Sendable {
     /// Whether `head` starts a PDF or a ZIP container.
     static func isContainer(_ head: some Collection<UInt8>) -> Bool {
         head.starts(with: Array("%PDF-".utf8)) || head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || ImageParser.isImage(head)
+            || AudioFormat.detect(head) != nil
     }
 
     /// Reads a file (up to 64 MiB) or maps it (a larger PDF or ZIP container).
@@ -104,8 +105,55 @@ public enum Parser {
         case .epub: book = try EPUBParser.parse(input.bytes, options: options)
         case .docx: book = try DOCXParser.parse(input.bytes, options: options)
         case .image: book = try ImageParser.parse(input.bytes, options: options)
+        case .audio:
+            // Audio from stdin or a URL: ffmpeg reads it from an unlinked temporary file.
+            let spooled = try TemporaryFile(input.bytes)
+            return try parseAudio(path: spooled.path, input: input, format: AudioFormat.detect(Array(input.bytes.prefix(16))),
+                                  options: options, sha: input.bytes.sha256Hex())
         }
-        let sha = input.bytes.sha256Hex()
+        return records(book, format: format, input: input, sha: input.bytes.sha256Hex(), options: options)
+    }
+
+    /// Whether the file at `path` is audio by its first bytes (so it is decoded from disk, never read whole).
+    public static func audioFormat(path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = pread(fd, &head, 16, 0)
+        return n > 0 && AudioFormat.detect(head.prefix(n)) != nil
+    }
+
+    /// Parses an audio file in place: probed, decoded and hashed as streams.
+    public static func parseAudioFile(_ path: String, options: ParseOptions) throws(ParseError) -> (BookRecord, [PageRecord]) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw ParseError(String(cString: strerror(errno)).lowercased()) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = pread(fd, &head, 16, 0)
+        close(fd)
+        if n == 0 { throw ParseError("empty file (0 bytes)") }
+        var resolved = path
+        if let real = realpath(path, nil) { resolved = String(cString: real); free(real) }
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var stem = base
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { stem = String(base[..<dot]) }
+        let input = InputSource(name: path, source: resolved, bytes: InputBytes([]), extensionHint: nil,
+                                fallbackTitle: stem.isEmpty ? base : stem)
+        return try parseAudio(path: path, input: input, format: AudioFormat.detect(head.prefix(max(n, 0))), options: options,
+                              sha: try AudioBookParser.sha256(path: path))
+    }
+
+    static func parseAudio(path: String, input: InputSource, format: AudioFormat?, options: ParseOptions,
+                           sha: String) throws(ParseError) -> (BookRecord, [PageRecord]) {
+        let (book, duration) = try AudioBookParser.parse(path: path, name: input.name, format: format, options: options)
+        var (record, pages) = records(book, format: .audio, input: input, sha: sha, options: options)
+        record.extra["duration"] = .number(milliseconds(duration))
+        return (record, pages)
+    }
+
+    /// A parsed book as its book record and page records.
+    static func records(_ book: ParsedBook, format: BookFormat, input: InputSource, sha: String,
+                        options: ParseOptions) -> (BookRecord, [PageRecord]) {
         let id = BookRecord.id(forSHA256: sha)
         var title = options.title ?? (format == .text ? nil : book.title?.collapsedWhitespace)
         if title?.isEmpty ?? true { title = input.fallbackTitle }
@@ -124,8 +172,13 @@ public enum Parser {
                 record.extra["ocr_confidence"] = JSON(confidence)
             }
             if !page.structure.isEmpty { record.extra["structure"] = .array(page.structure.map(\.json)) }
+            if let start = page.startTime { record.extra["start_time"] = .number(milliseconds(start)) }
+            if let end = page.endTime { record.extra["end_time"] = .number(milliseconds(end)) }
             pages.append(record)
         }
         return (record, pages)
     }
+
+    /// Seconds rounded to the millisecond (times in records).
+    static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 }

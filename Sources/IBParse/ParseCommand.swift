@@ -31,6 +31,12 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             by style name or outline level start sections; page breaks
   image     PNG, JPEG, TIFF (every page), WebP: one page per image by OCR (tesseract),
             paragraphs as blank lines, orientation and script detected
+  audio     WAV, MP3, M4A/M4B, Ogg (Opus, Vorbis), FLAC: decoded by ffmpeg (spawned,
+            16 kHz mono, read in blocks), transcribed by Whisper (--model); pages of
+            about a minute of speech cut at a pause, each with start_time and end_time
+            (seconds) and a label like 1:02:30 (m:ss under an hour); chapters (M4B
+            chapters, ID3 CHAP) are sections; title and author from the tags; the
+            book record has "duration". A progress line on a terminal.
   URL       http(s) only: timeout, size cap, at most 5 redirects; format from
             Content-Type; title from the document, else the last path segment
 
@@ -46,7 +52,7 @@ image (scans), are recognised with tesseract (loaded on first use); each such pa
 record has "ocr": true and "ocr_confidence" (mean word confidence, 0-100).
 
 Options:
-  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx, image
+  -f, --format FMT       force the format: text, markdown, html, pdf, epub, docx, image, audio
       --title TITLE      the book's title (default: the document's, else the file name)
       --encoding ENC     plain-text encoding: utf-8, utf-16le, utf-16be, latin1, windows-1252
       --page-chars N     target characters per estimated page (default 2000;
@@ -58,6 +64,8 @@ Options:
       --lang LANGS       OCR languages, tesseract names joined with +: eng, chi_sim,
                          eng+chi_sim (default auto: the book's language, else English,
                          Chinese when the script is Han)
+      --model DIR        the Whisper model folder for audio (default $IB_WHISPER_DIR,
+                         else $XDG_DATA_HOME/ib/models/whisper-tiny.en; scripts/fetch-model whisper)
   -h, --help             show this help
       --version          show the version, the commit and the model folder
 
@@ -65,19 +73,24 @@ Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: on
                             per CPU, at most 8, for 64 pages or more, and for
                             scanned pages to OCR; 1: in-process)
              TMPDIR         where stdin, a device or a download over 64 MiB (a PDF
-                            or ZIP) is spooled, unlinked (default /tmp)
+                            or ZIP) is spooled, unlinked (default /tmp); audio from
+                            stdin or a URL is written there for ffmpeg, then removed
+             IB_WHISPER_DIR the Whisper model folder (see --model)
 
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
-unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
+unsafe, drm_protected, password_protected, bad encoding; audio: ffmpeg missing,
+not decodable, truncated, no audio stream, over 8 channels, no speech, the Whisper
+model missing); 2 usage error;
 4 every failed input was a URL that could not be fetched.
 """
 
-    public static func run(_ arguments: [String]) throws {
+    /// `speech` makes the recogniser for audio inputs (the tool passes IBWhisper's); nil refuses audio.
+    public static func run(_ arguments: [String], speech: SpeechRecognizerFactory? = nil) throws {
         let args = try Arguments(arguments, options: [
             .init("format", short: "f", takesValue: true), .init("title", takesValue: true),
             .init("encoding", takesValue: true), .init("page-chars", takesValue: true),
             .init("timeout", takesValue: true), .init("max-bytes", takesValue: true),
-            .init("ocr", takesValue: true), .init("lang", takesValue: true),
+            .init("ocr", takesValue: true), .init("lang", takesValue: true), .init("model", takesValue: true),
             .init("help", short: "h"), .init("version"),
         ])
         if args.has("help") { print(usage); return }
@@ -85,7 +98,7 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
         var options = ParseOptions()
         if let name = args.value("format") {
             guard let format = BookFormat(name: name) else {
-                throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, image, not '\(name)'")
+                throw IBError.usage("--format must be one of text, markdown, html, pdf, epub, docx, image, audio, not '\(name)'")
             }
             options.format = format
         }
@@ -106,6 +119,11 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
         if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
             throw IBError.usage("--lang must be auto or installed tesseract languages joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
         }
+        options.speech = speech
+        if let model = args.value("model") {
+            if model.isEmpty { throw IBError.usage("--model needs a folder, not ''") }
+            options.speechModel = model
+        }
         options.pdfWorkers = try Arguments.environmentInt("IB_PARSE_JOBS", min: 1, max: 16)
         guard !args.positionals.isEmpty else { throw IBError.usage("no input: give FILE, URL or -") }
         if args.positionals.filter({ $0 == "-" }).count > 1 { throw IBError.usage("- (stdin) can be given only once") }
@@ -120,6 +138,12 @@ unsafe, drm_protected, password_protected, bad encoding); 2 usage error;
                     input = try InputSource.standardInput()
                 } else if URLFetch.isURL(name) {
                     input = try URLFetch.fetch(name, options: options)
+                } else if options.format == nil || options.format == .audio, options.format == .audio || Parser.audioFormat(path: name) {
+                    // Audio is decoded and hashed from the file itself, never read whole.
+                    let (book, pages) = try Parser.parseAudioFile(name, options: options)
+                    out.writeRecord(.book(book))
+                    for page in pages { out.writeRecord(.page(page)) }
+                    continue
                 } else {
                     input = try InputSource.file(name)
                 }

@@ -3,6 +3,7 @@
 // Passage:  {"type":"result","kind":"chunk","rank":1,"score":0.0325,"book_id":"…","title":"…",
 //            "start_page":12,"end_page":13,"start_label":"12","end_label":"13","chunk_id":"…:41",
 //            "text":"…","snippet":"…the «speckled» «band»…"}
+//            audio books add "start_time", "end_time" (seconds) and "time_label" ("1:02:30");
 //            plus, where the book's structure says: "section" (titles, outermost first:
 //            ["Act III","Scene IV"]), "date" ({"from":"--05-03","to":"--05-04"}) and "voice".
 //            with --explain also "vector_rank", "text_rank" (null when not in that list),
@@ -32,6 +33,11 @@ public enum Render {
         o["start_label"] = JSON(r.startLabel)
         o["end_label"] = JSON(r.endLabel)
         o["chunk_id"] = .string(r.chunkID)
+        if let start = r.startTime, let label = r.timeLabel {
+            o["start_time"] = .number(start)
+            o["end_time"] = r.endTime.map { JSON.number($0) } ?? .null
+            o["time_label"] = .string(label)
+        }
         if let section = r.section { o["section"] = JSON(section) }
         if let from = r.dateFrom {
             var date = JSONObject()
@@ -83,9 +89,17 @@ public enum Render {
         return start == end || a == b ? "p. \(a)" : "pp. \(a)–\(b)"
     }
 
+    /// "1:02:30–1:03:10": where an audio book's passage is heard.
+    public static func times(start: Double, end: Double?) -> String {
+        let a = MediaTime.label(start), b = end.map(MediaTime.label) ?? a
+        return a == b ? a : "\(a)–\(b)"
+    }
+
     /// Terminal listing: marks become bold (or stay «» when `bold` is false).
     public static func terminal(_ r: SearchResult, explain: Bool, bold: Bool) -> String {
-        var head = "\(r.rank). \(r.title) — \(pages(start: r.startPage, end: r.endPage, startLabel: r.startLabel, endLabel: r.endLabel))"
+        let place = r.startTime.map { times(start: $0, end: r.endTime) }
+            ?? pages(start: r.startPage, end: r.endPage, startLabel: r.startLabel, endLabel: r.endLabel)
+        var head = "\(r.rank). \(r.title) — \(place)"
         if let section = r.section, !section.isEmpty { head += " — " + section.joined(separator: " › ") }
         if explain {
             head += "  [score \(format(r.score))"

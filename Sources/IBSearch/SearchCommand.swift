@@ -48,8 +48,9 @@ public enum SearchCommand {
 
         Output: JSON Lines {"type":"result","kind":"chunk","rank","score","book_id","title",
         "start_page","end_page","start_label","end_label","chunk_id","text","snippet"};
-        matched terms in the snippet are marked «like this». On a terminal: a listing
-        with title, pages (printed labels when known) and snippet.
+        audio books add "start_time","end_time" (seconds) and "time_label" ("1:02:30").
+        Matched terms in the snippet are marked «like this». On a terminal: a listing
+        with title, pages (printed labels when known; an audio book's times) and snippet.
 
         Chunks are scored by their best window vector (a paragraph or a ~32-token
         run, from ib-embed) before fusion: every window when the scope holds up to

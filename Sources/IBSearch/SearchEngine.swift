@@ -114,6 +114,11 @@ public struct SearchResult: Sendable, Equatable {
     public var dateFrom: String? = nil
     public var dateTo: String? = nil
     public var voice: String? = nil
+    /// Audio books: where the chunk's speech starts and ends, in seconds from the start.
+    public var startTime: Double? = nil
+    public var endTime: Double? = nil
+    /// "1:02:30": how an audio book's passage is shown and cited instead of a page.
+    public var timeLabel: String? { startTime.map(MediaTime.label) }
 }
 
 public final class SearchEngine {
@@ -353,7 +358,8 @@ public final class SearchEngine {
                 endLabel: try library.pageLabel(bookID: c.bookID, page: chunk.endPage),
                 chunkRef: c.ref, text: chunk.text, snippet: Snippet.make(chunk.text, terms: snippetTerms),
                 vectorRank: c.vectorRank, textRank: c.textRank, vectorDistance: c.distance, bm25: c.bm25,
-                fusedScore: mode == .hybrid ? c.score : nil))
+                fusedScore: mode == .hybrid ? c.score : nil,
+                startTime: chunk.extra["start_time"]?.doubleValue, endTime: chunk.extra["end_time"]?.doubleValue))
         }
         try placeInStructure(&results)
         return results

@@ -109,10 +109,22 @@ public struct ReaderRecords {
     }
 
     @discardableResult
-    public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String) throws -> Int {
-        try db.run("INSERT INTO progress_events (book_id, page, pages_read, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-                   bookID, page, pagesRead, kind, now)
+    public func addProgress(bookID: String, page: Int?, pagesRead: Int?, kind: String, now: String, seconds: Int? = nil) throws -> Int {
+        try db.run("INSERT INTO progress_events (book_id, page, pages_read, kind, created_at, seconds) VALUES (?, ?, ?, ?, ?, ?)",
+                   bookID, page, pagesRead, kind, now, seconds)
         return Int(db.lastInsertRowID)
+    }
+
+    /// The page of an audio book (pages with start_time, migration 0170) that holds the
+    /// position `seconds`: the last page starting at or before it. nil for other books.
+    public func page(bookID: String, atSeconds seconds: Int) throws -> Int? {
+        try db.scalarInt("SELECT page FROM pages WHERE book_id = ? AND start_time IS NOT NULL AND start_time <= ? ORDER BY start_time DESC LIMIT 1",
+                         bookID, Double(seconds))
+    }
+
+    /// The last position in time stored for a book (progress by time), in seconds.
+    public func lastSeconds(bookID: String) throws -> Int? {
+        try db.scalarInt("SELECT CAST(seconds AS INTEGER) FROM progress_events WHERE book_id = ? AND seconds IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1", bookID)
     }
 
     /// Whether the book has a progress event other than its start.

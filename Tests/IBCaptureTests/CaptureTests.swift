@@ -21,7 +21,7 @@ final class MessagesTests: XCTestCase {
         // Scan the sources for Messages.text("key" and fail on a key without both languages.
         let dir = #filePath.replacingAll("Tests/IBCaptureTests/CaptureTests.swift", "Sources/IBCapture/")
         var keys: Set<String> = []
-        for file in ["Capture.swift", "Tool.swift", "Report.swift", "Store.swift", "Parser.swift"] {
+        for file in ["Capture.swift", "Tool.swift", "Report.swift", "Store.swift", "Parser.swift", "VoiceCapture.swift"] {
             let text = try FileSystem.readText(dir + file)
             for marker in ["Messages.text(\"", "fail(\""] {
                 for part in text.splitting(marker).dropFirst() {
@@ -36,7 +36,7 @@ final class MessagesTests: XCTestCase {
     }
 
     func testHelpExistsInBothLanguagesWithEveryOption() {
-        for option in ["--db", "--dry-run", "--json", "--create", "--ask", "--today", "--now", "--format", "--private", "--help", "--version"] {
+        for option in ["--db", "--dry-run", "--json", "--create", "--ask", "--today", "--now", "--format", "--private", "--help", "--version", "--audio", "--model", "--spoken"] {
             XCTAssertTrue(CaptureTool.help.contains(option), "English help lacks \(option)")
             XCTAssertTrue(CaptureTool.helpChinese.contains(option), "Chinese help lacks \(option)")
         }

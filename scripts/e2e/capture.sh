@@ -98,5 +98,18 @@ check "page 0 in Chinese: exit 1" test $rc -eq 1
 check "page 0 in Chinese: named" has "$err" '没有第 0 页'
 check "bad pages: nothing written" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM quotes')" = "$quotes"
 
+# --spoken: a typed transcript read as said (the text side of --audio; scripts/e2e/voice.sh has the audio).
+out=$(ib-capture --dry-run --spoken "okay i'm on page two hundred and twelve")
+check "spoken page in words" has "$out" '"page":212'
+out=$(cap --spoken 'note for meditations um the present moment is all we have hashtag time')
+check "spoken note for a book" has "$out" '"book_title":"Meditations","id"'
+check "spoken note text and tag" has "$out" '"text":"the present moment is all we have"'
+check "spoken tag" has "$out" '"tags":\["time"\]'
+before=$(sqlite3 "$IB_DB" 'SELECT count(*) FROM notes')
+cap --spoken 'note for middlemarch it is a narrow mind' > /dev/null 2>&1; rc=$?
+check "spoken unknown book exit 1" test $rc -eq 1
+check "spoken unknown book stores nothing" test "$(sqlite3 "$IB_DB" 'SELECT count(*) FROM notes')" = "$before"
+out=$(cap 'listened to 2:15:00 of Meditations'); check "progress by time" has "$out" '"kind":"time","seconds":8100,"position":"2:15:00"'
+check "seconds column" test "$(sqlite3 "$IB_DB" "SELECT CAST(seconds AS INTEGER) FROM progress_events WHERE kind = 'time'")" = 8100
 [ $fail -eq 0 ] && echo "capture e2e: ok"
 exit $fail

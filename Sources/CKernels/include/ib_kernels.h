@@ -9,6 +9,7 @@
 #ifndef IB_KERNELS_H
 #define IB_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -70,6 +71,28 @@ void ib_int8_cosines(const int8_t *codes, int count, int dim, const float *query
 
 /* Exact GELU on n values in place (for tests and small paths). */
 void ib_gelu(float *x, int n);
+
+/* ---- fp16 side, for the Whisper decoder (f16_kernels.c) ---- */
+
+/* dst[i] = the IEEE half src[i] as fp32 (exact). */
+void ib_f16_to_f32(const uint16_t *src, float *dst, size_t n);
+
+/* y[M, N] = x[M, K] * W^T + bias[N] with W fp16 [N, K] (row stride ldw), widened
+ * in registers: the products are those of an fp32 copy of W. For a few rows
+ * (one decoding step). flags: IB_GEMM_ACCUMULATE, IB_GEMM_GELU. bias may be NULL. */
+void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W, int ldw,
+                 const float *bias, float *y, int ldy, int flags);
+
+/* Per row r of the fp16 matrix W[rows, dim]: scales[r] = max |w| / 127 and
+ * codes[r, k] = round(w[r, k] / scales[r]). */
+void ib_quantize_rows_f16_i8(const uint16_t *W, int rows, int dim, int8_t *codes, float *scales);
+
+/* y[N] = (x[K] . W[j, :]) * scales[j] over int8 rows W (row stride ldw): an
+ * approximation of x * W^T within 0.5 * scales[j] * sum |x| of each value. */
+void ib_gemv_i8(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y);
+
+/* out[dim] = sum over j < n of p[j] * V[j, 0..<dim] (row stride ldv). */
+void ib_weighted_rows(const float *p, int n, const float *V, int ldv, int dim, float *out);
 
 #ifdef __cplusplus
 }

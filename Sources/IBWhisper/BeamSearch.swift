@@ -1,0 +1,72 @@
+// Beam search over one window, after CTranslate2's: keep the beamSize best
+// partial hypotheses by summed log-probability; a hypothesis that samples the
+// end of text is finished and ranked by its sum divided by its length (length
+// penalty 1); stop when beamSize hypotheses are finished (patience 1).
+import Foundation
+
+struct BeamSearch {
+    let decoder: WhisperDecoder
+    let rules: LogitRules
+    let beamSize: Int
+
+    private struct Hypothesis {
+        var tokens: [Int]
+        var sum: Double
+    }
+
+    func run(firstLogits: [Float], cache: SelfAttentionCache, maxNew: Int, noSpeech: Double) -> WindowResult {
+        var beams = [Hypothesis(tokens: [], sum: 0)]
+        var caches = [cache]
+        var spare = (0..<beamSize).map { _ in decoder.makeCache() }
+        var logitRows = [firstLogits]
+        var finished: [(Hypothesis, Double)] = []
+        for step in 0..<maxNew {
+            var candidates: [(beam: Int, token: Int, sum: Double)] = []
+            for (b, beam) in beams.enumerated() {
+                var logits = logitRows[b]
+                rules.apply(&logits, generated: beam.tokens)
+                let total = logSumExp(logits[...])
+                for (token, score) in topK(logits, 2 * beamSize) {
+                    candidates.append((b, token, beam.sum + Double(score) - total))
+                }
+            }
+            candidates.sort { $0.sum > $1.sum }
+            var next: [Hypothesis] = [], parents: [Int] = []
+            for candidate in candidates {
+                let tokens = beams[candidate.beam].tokens
+                if candidate.token == rules.endOfText || step == maxNew - 1 {
+                    let hypothesis = Hypothesis(tokens: candidate.token == rules.endOfText ? tokens : tokens + [candidate.token],
+                                                sum: candidate.sum)
+                    finished.append((hypothesis, candidate.sum / Double(max(1, hypothesis.tokens.count))))
+                } else if next.count < beamSize {
+                    next.append(Hypothesis(tokens: tokens + [candidate.token], sum: candidate.sum))
+                    parents.append(candidate.beam)
+                }
+                if next.count == beamSize && finished.count >= beamSize { break }
+            }
+            if finished.count >= beamSize || next.isEmpty { break }
+            for (i, parent) in parents.enumerated() { spare[i].copy(from: caches[parent], width: decoder.weights.width) }
+            let current = Array(spare[0..<next.count])
+            spare = caches + spare[next.count...]
+            while spare.count < beamSize { spare.append(decoder.makeCache()) }
+            caches = current
+            beams = next
+            let hidden = decoder.forward(rows: beams.map { [$0.tokens.last!] }, caches: caches)
+            let all = decoder.logits(hidden: hidden, rows: beams.count)
+            let vocabulary = decoder.weights.vocabularySize
+            logitRows = (0..<beams.count).map { Array(all[($0 * vocabulary)..<(($0 + 1) * vocabulary)]) }
+        }
+        let best = finished.max { $0.1 < $1.1 }?.0 ?? beams[0]
+        return WindowResult(tokens: best.tokens, sumLogProbability: best.sum, noSpeechProbability: noSpeech)
+    }
+
+    /// The k largest finite values and their indices, best first.
+    private func topK(_ x: [Float], _ k: Int) -> [(Int, Float)] {
+        var top: [(Int, Float)] = []
+        for (i, v) in x.enumerated() where v > -.infinity {
+            if top.count < k { top.append((i, v)); top.sort { $0.1 > $1.1 } }
+            else if v > top[k - 1].1 { top[k - 1] = (i, v); top.sort { $0.1 > $1.1 } }
+        }
+        return top
+    }
+}

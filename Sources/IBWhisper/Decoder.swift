@@ -1,0 +1,265 @@
+// Whisper's text decoder with its caches: the cross-attention keys and values
+// of one 30 s window (computed once from the encoder output), and per
+// hypothesis the self-attention keys and values of the tokens so far.
+//
+// A prompt (many tokens at once) runs through ib_gemm with fp32 weights; a
+// decoding step (one token per hypothesis) runs through ib_gemv_f16, which
+// reads the fp16 weights as stored: a step is bound by memory, not arithmetic.
+import CKernels
+
+/// The self-attention keys and values of one hypothesis: per layer [448, width] each.
+final class SelfAttentionCache {
+    var keys: [[Float]]
+    var values: [[Float]]
+    var length = 0
+
+    init(layers: Int, capacity: Int, width: Int) {
+        keys = Array(repeating: [Float](repeating: 0, count: capacity * width), count: layers)
+        values = keys
+    }
+
+    /// This cache becomes a copy of `other` (its first `other.length` positions).
+    func copy(from other: SelfAttentionCache, width: Int) {
+        let used = other.length * width
+        for l in 0..<keys.count {
+            keys[l].withUnsafeMutableBufferPointer { dst in other.keys[l].withUnsafeBufferPointer { dst.baseAddress!.update(from: $0.baseAddress!, count: used) } }
+            values[l].withUnsafeMutableBufferPointer { dst in other.values[l].withUnsafeBufferPointer { dst.baseAddress!.update(from: $0.baseAddress!, count: used) } }
+        }
+        length = other.length
+    }
+}
+
+struct WhisperDecoder {
+    let weights: WhisperWeights
+    /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width].
+    private(set) var crossKeyValues: [[Float]] = []
+    /// Per layer: the keys of crossKeyValues transposed per head, [heads][headSize][1500], so that
+    /// one query's scores are a weighted sum of rows (no horizontal sums).
+    private var crossKeysByHead: [[Float]] = []
+    private var audioPositions = 0
+
+    init(weights: WhisperWeights) { self.weights = weights }
+
+    func makeCache() -> SelfAttentionCache {
+        SelfAttentionCache(layers: weights.decoderLayers.count, capacity: weights.textPositions, width: weights.width)
+    }
+
+    /// Sets the window the decoder attends to (the encoder's output, [positions, width]).
+    mutating func attend(to encoded: [Float]) {
+        let d = weights.width
+        audioPositions = encoded.count / d
+        crossKeyValues = weights.decoderLayers.map { layer in
+            var kv = [Float](repeating: 0, count: audioPositions * 2 * d)
+            encoded.withUnsafeBufferPointer { a in
+                kv.withUnsafeMutableBufferPointer { c in
+                    gemmRows(audioPositions, 2 * d, d, a.baseAddress!, d, layer.crossKV.weight, layer.crossKV.bias, c.baseAddress!, 2 * d, 0)
+                }
+            }
+            return kv
+        }
+        let heads = weights.decoderHeads, headSize = d / heads, n = audioPositions
+        crossKeysByHead = crossKeyValues.map { kv in
+            var t = [Float](repeating: 0, count: d * n)
+            for p in 0..<n {
+                for c in 0..<d { t[c * n + p] = kv[p * 2 * d + c] }   // c = head * headSize + i
+            }
+            _ = heads; _ = headSize
+            return t
+        }
+    }
+
+    /// Runs `tokens` of one hypothesis at positions cache.length..., appending to its cache.
+    /// Returns the final hidden states (after the last LayerNorm), [tokens.count, width].
+    func forward(tokens: [Int], cache: SelfAttentionCache) -> [Float] {
+        forward(rows: [tokens], caches: [cache])
+    }
+
+    /// One step for several hypotheses at once (one token each), or a prompt
+    /// (rows.count == 1, many tokens). Returns the hidden states, row after row.
+    func forward(rows: [[Int]], caches: [SelfAttentionCache]) -> [Float] {
+        let w = weights, d = w.width
+        let n = rows.reduce(0) { $0 + $1.count }
+        let useGemv = n <= 8
+        var x = [Float](repeating: 0, count: n * d)
+        var row = 0
+        for (h, tokens) in rows.enumerated() {
+            for (i, token) in tokens.enumerated() {
+                let position = caches[h].length + i
+                w.tokenEmbedding16.withUnsafeBufferPointer { e in
+                    x.withUnsafeMutableBufferPointer { ib_f16_to_f32(e.baseAddress! + token * d, $0.baseAddress! + row * d, d) }
+                }
+                for j in 0..<d { x[row * d + j] += w.textPositionTable[position * d + j] }
+                row += 1
+            }
+        }
+        var normed = [Float](repeating: 0, count: n * d)
+        var qkv = [Float](repeating: 0, count: n * 3 * d)
+        var context = [Float](repeating: 0, count: n * d)
+        var query = [Float](repeating: 0, count: n * d)
+        var ffn = [Float](repeating: 0, count: n * w.decoderLayers[0].ffnIn.outputs)
+        for (l, layer) in w.decoderLayers.enumerated() {
+            layerNorm(x, into: &normed, rows: n, layer.selfNorm)
+            apply(layer.selfQKV, normed, &qkv, rows: n, gemv: useGemv)
+            selfAttention(qkv: qkv, rows: rows, caches: caches, layer: l, into: &context)
+            apply(layer.selfOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            layerNorm(x, into: &normed, rows: n, layer.crossNorm)
+            apply(layer.crossQuery, normed, &query, rows: n, gemv: useGemv)
+            crossAttention(query: query, rows: n, layer: l, into: &context)
+            apply(layer.crossOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            layerNorm(x, into: &normed, rows: n, layer.ffnNorm)
+            apply(layer.ffnIn, normed, &ffn, rows: n, gemv: useGemv, gelu: true)
+            apply(layer.ffnOut, ffn, &x, rows: n, gemv: useGemv, accumulate: true)
+        }
+        for (h, tokens) in rows.enumerated() { caches[h].length += tokens.count }
+        ib_layernorm(&x, Int32(n), Int32(d), Int32(d), w.decoderNorm.gamma, w.decoderNorm.beta, 1e-5)
+        return x
+    }
+
+    /// logits[rows, vocabulary] of final hidden states: the embedding as the output projection.
+    func logits(hidden: [Float], rows: Int) -> [Float] {
+        let w = weights, d = w.width, vocabulary = w.vocabularySize
+        var out = [Float](repeating: 0, count: rows * vocabulary)
+        hidden.withUnsafeBufferPointer { x in
+            w.tokenEmbedding16.withUnsafeBufferPointer { e in
+                out.withUnsafeMutableBufferPointer { o in
+                    let xs = x.baseAddress!, es = e.baseAddress!, os = o.baseAddress!
+                    Parallel.ranges(vocabulary, minimumPerPart: 4096) { columns in
+                        ib_gemv_f16(Int32(rows), Int32(columns.count), Int32(d), xs, Int32(d), es + columns.lowerBound * d, Int32(d),
+                                    nil, os + columns.lowerBound, Int32(vocabulary), 0)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// fp16 weights as fp32 (exact), for a prompt's GEMM.
+    static func widen(_ halves: [UInt16]) -> [Float] {
+        [Float](unsafeUninitializedCapacity: halves.count) { out, initialized in
+            ib_f16_to_f32(halves, out.baseAddress!, halves.count)
+            initialized = halves.count
+        }
+    }
+
+    private func layerNorm(_ x: [Float], into out: inout [Float], rows: Int, _ norm: LayerNormWeights) {
+        out = x
+        ib_layernorm(&out, Int32(rows), Int32(weights.width), Int32(weights.width), norm.gamma, norm.beta, 1e-5)
+    }
+
+    private func apply(_ layer: Linear, _ input: [Float], _ output: inout [Float], rows: Int, gemv: Bool,
+                       accumulate: Bool = false, gelu: Bool = false) {
+        let flags = Int32((accumulate ? IB_GEMM_ACCUMULATE : 0) | (gelu ? IB_GEMM_GELU : 0))
+        if gemv {
+            // A step reads each weight once: big matrices are split by output rows over the cores,
+            // whose caches and memory paths then add up.
+            let parts = layer.outputs // serial: under load, waking a second thread per matrix costs more than it saves
+            input.withUnsafeBufferPointer { x in
+                layer.weight16.withUnsafeBufferPointer { w in
+                    layer.bias.withUnsafeBufferPointer { b in
+                        output.withUnsafeMutableBufferPointer { y in
+                            let xp = x.baseAddress!, wp = w.baseAddress!, bp = b.baseAddress!, yp = y.baseAddress!
+                            let k = layer.inputs, n = layer.outputs
+                            Parallel.ranges(n, minimumPerPart: parts) { columns in
+                                ib_gemv_f16(Int32(rows), Int32(columns.count), Int32(k), xp, Int32(k), wp + columns.lowerBound * k, Int32(k),
+                                            bp + columns.lowerBound, yp + columns.lowerBound, Int32(n), flags)
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            let weight = layer.weight.isEmpty ? Self.widen(layer.weight16) : layer.weight
+            input.withUnsafeBufferPointer { a in
+                output.withUnsafeMutableBufferPointer { c in
+                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, weight, layer.bias,
+                             c.baseAddress!, layer.outputs, flags)
+                }
+            }
+        }
+    }
+
+    /// Appends each row's key and value to its cache, then attends causally over the cache.
+    private func selfAttention(qkv: [Float], rows: [[Int]], caches: [SelfAttentionCache], layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads
+        let scale = 1 / Float(headSize).squareRoot()
+        var row = 0
+        var scores = [Float](repeating: 0, count: weights.textPositions)
+        for (h, tokens) in rows.enumerated() {
+            let cache = caches[h]
+            for i in 0..<tokens.count {
+                let position = cache.length + i
+                for j in 0..<d {
+                    cache.keys[l][position * d + j] = qkv[row * 3 * d + d + j]
+                    cache.values[l][position * d + j] = qkv[row * 3 * d + 2 * d + j]
+                }
+                let visible = position + 1
+                for head in 0..<heads {
+                    qkv.withUnsafeBufferPointer { q in
+                        cache.keys[l].withUnsafeBufferPointer { k in
+                            ib_gemm(1, Int32(visible), Int32(headSize), q.baseAddress! + row * 3 * d + head * headSize, Int32(3 * d),
+                                    k.baseAddress! + head * headSize, Int32(d), nil, &scores, Int32(visible), 0)
+                        }
+                    }
+                    ib_softmax_rows(&scores, 1, Int32(visible), Int32(visible), scale, nil)
+                    cache.values[l].withUnsafeBufferPointer { v in
+                        context.withUnsafeMutableBufferPointer { c in
+                            ib_weighted_rows(scores, Int32(visible), v.baseAddress! + head * headSize, Int32(d), Int32(headSize),
+                                             c.baseAddress! + row * d + head * headSize)
+                        }
+                    }
+                }
+                row += 1
+            }
+        }
+    }
+
+    /// Each query row attends to the window's 1500 encoder positions; heads are split over the cores.
+    private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        if n > 8 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
+        let scale = 1 / Float(headSize).squareRoot()
+        crossKeyValues[l].withUnsafeBufferPointer { kv in
+            crossKeysByHead[l].withUnsafeBufferPointer { kt in
+                query.withUnsafeBufferPointer { q in
+                    context.withUnsafeMutableBufferPointer { c in
+                        let base = kv.baseAddress!, keys = kt.baseAddress!, qp = q.baseAddress!, cp = c.baseAddress!
+                        Parallel.ranges(heads, minimumPerPart: heads) { headRange in
+                            var scores = [Float](repeating: 0, count: positions)
+                            for row in 0..<n {
+                                for head in headRange {
+                                    ib_weighted_rows(qp + row * d + head * headSize, Int32(headSize),
+                                                     keys + head * headSize * positions, Int32(positions), Int32(positions), &scores)
+                                    ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+                                    ib_weighted_rows(scores, Int32(positions), base + d + head * headSize, Int32(2 * d), Int32(headSize),
+                                                     cp + row * d + head * headSize)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A prompt's rows at once: per head, scores = Q K^T and context = softmax(scores) V as GEMMs,
+    /// so the window's keys and values are read once per head, not once per row.
+    private func crossAttentionBatched(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
+        let scale = 1 / Float(headSize).squareRoot()
+        var scores = [Float](repeating: 0, count: n * positions)
+        crossKeyValues[l].withUnsafeBufferPointer { kv in
+            query.withUnsafeBufferPointer { q in
+                context.withUnsafeMutableBufferPointer { c in
+                    for head in 0..<heads {
+                        ib_gemm(Int32(n), Int32(positions), Int32(headSize), q.baseAddress! + head * headSize, Int32(d),
+                                kv.baseAddress! + head * headSize, Int32(2 * d), nil, &scores, Int32(positions), 0)
+                        ib_softmax_rows(&scores, Int32(n), Int32(positions), Int32(positions), scale, nil)
+                        ib_gemm(Int32(n), Int32(headSize), Int32(positions), scores, Int32(positions),
+                                kv.baseAddress! + d + head * headSize, Int32(2 * d), nil, c.baseAddress! + head * headSize, Int32(d),
+                                Int32(IB_GEMM_B_KN))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// What may be sampled next, as CTranslate2's Whisper decoding (and OpenAI's)
+// decides it: suppressed tokens, no blank or end first, and the timestamp
+// rules (timestamps come in pairs and never go back; the first token is a
+// timestamp no later than 1 s; a timestamp when all timestamps together are
+// likelier than any one text token).
+import Foundation
+
+struct LogitRules {
+    let suppress: [Int]
+    let suppressAtBegin: [Int]
+    let endOfText: Int
+    let noTimestamps: Int
+    let timestampBegin: Int
+    let withTimestamps: Bool
+    let maxInitialTimestamp = 50          // 1.0 s / 0.02 s
+
+    /// Masks `logits` (one hypothesis) for the next token after `generated` (the tokens sampled so far).
+    func apply(_ logits: inout [Float], generated: [Int]) {
+        let vocabulary = logits.count
+        let step = generated.count
+        func mask(_ range: Range<Int>) {
+            let r = range.clamped(to: 0..<vocabulary)
+            for i in r { logits[i] = -.infinity }
+        }
+        for id in suppress where id < vocabulary { logits[id] = -.infinity }
+        if step == 0 { for id in suppressAtBegin where id < vocabulary { logits[id] = -.infinity } }
+        guard withTimestamps, timestampBegin < vocabulary else { return }
+        logits[noTimestamps] = -.infinity
+        var checkTimestampMass = false
+        if step == 0 {
+            mask(0..<timestampBegin)
+            mask((timestampBegin + maxInitialTimestamp + 1)..<vocabulary)
+        } else {
+            let last = generated[step - 1]
+            if last >= timestampBegin {
+                let penultimate = step > 1 ? generated[step - 2] : last
+                if penultimate >= timestampBegin {
+                    mask(timestampBegin..<vocabulary)              // a pair is closed: text next
+                } else {
+                    mask(0..<endOfText)                            // an open pair: a timestamp or the end next
+                    checkTimestampMass = true
+                }
+            } else {
+                checkTimestampMass = true
+            }
+            if let lastTimestamp = generated.last(where: { $0 >= timestampBegin }) {
+                mask(timestampBegin..<lastTimestamp)               // timestamps never go back
+            }
+        }
+        if checkTimestampMass && timestampMassWins(logits) { mask(0..<timestampBegin) }
+    }
+
+    /// Whether log(sum of timestamp probabilities) > the largest text token log-probability.
+    private func timestampMassWins(_ logits: [Float]) -> Bool {
+        let total = logSumExp(logits[...])
+        let timestamps = logSumExp(logits[timestampBegin...])
+        let bestText = logits[0..<timestampBegin].max() ?? -.infinity
+        return timestamps - total > Double(bestText) - total
+    }
+}
+
+/// log(sum(exp(x))) in Double, -inf for an empty or all -inf slice.
+func logSumExp(_ x: ArraySlice<Float>) -> Double {
+    guard let top = x.max(), top > -.infinity else { return -.infinity }
+    var sum = 0.0
+    for v in x where v > -.infinity { sum += exp(Double(v - top)) }
+    return Double(top) + log(sum)
+}
