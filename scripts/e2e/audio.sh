@@ -5,7 +5,8 @@
 #    of chapter 2 finds a passage whose time lies inside chapter 2 and whose section is
 #    chapter 2's; pages carry start_time/end_time and clock labels; the title and
 #    author come from the tags;
-#  - the same speech as MP3, Opus, FLAC and WAV each parses to its words;
+#  - the same book as an MP3 with ID3 CHAP frames has the same sections;
+#  - the same speech as MP3, Opus, FLAC and WAV each parses to its words, and on stdin;
 #  - bad audio (empty, truncated, not audio, 100 channels, a hostile container, an hour
 #    of silence): exit 1, one stderr line naming the file, no records, nothing in the
 #    library, peak RSS < 400 MB.
@@ -128,6 +129,18 @@ text = " ".join(r["text"] for r in recs[1:]).lower()
 assert "lighthouse" in text and "seagulls" in text, text
 PY
 done
+# ID3 CHAP frames: the same book as a chaptered MP3 has the same sections.
+ffmpeg -nostdin -v error -y -i "$tmp/book.m4b" -map 0:a -map_metadata 0 -map_chapters 0 "$tmp/book.mp3" || fail "making the MP3"
+ib-parse "$tmp/book.mp3" > "$tmp/mp3.jsonl" 2> "$tmp/err" || fail "book.mp3: exit $?: $(cat "$tmp/err")"
+python3 - "$tmp/mp3.jsonl" <<'PY' || fail "book.mp3: ID3 chapters are not sections"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs[0]["title"] == "Three Small Chapters", recs[0]
+titles = []
+for p in recs[1:]:
+    if p["section_title"] not in titles: titles.append(p["section_title"])
+assert titles == ["The Valley", "The Lighthouse", "The Square"], titles
+PY
 # Audio on stdin is spooled to a temporary file for ffmpeg.
 ib-parse - < "$tmp/ch2.mp3" > "$tmp/one.jsonl" 2> "$tmp/err" && grep -q lighthouse "$tmp/one.jsonl" || fail "audio on stdin: $(cat "$tmp/err")"
 
