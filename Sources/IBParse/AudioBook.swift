@@ -31,7 +31,7 @@ enum AudioBookParser {
             let block = try decoder.read(maxSamples: blockSeconds * AudioDecoder.sampleRate)
             progress.update(decoder.secondsRead)
             return block
-        })
+        }, boundaries: info.chapters.map(\.start))
         do {
             // Each stretch of sound between long silences is transcribed on its own, its times shifted.
             while let offset = try stretches.nextStretch() {

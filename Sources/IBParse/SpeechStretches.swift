@@ -4,7 +4,8 @@
 // silent. Ten silent seconds in a row end a stretch of speech (the recogniser
 // sees its end), the silence after them is skipped, and the next stretch
 // starts at the next sound, with its time offset. An hour of silence costs
-// its decoding only, and is "no speech".
+// its decoding only, and is "no speech". A chapter's start also ends a
+// stretch, so no transcribed segment runs from one chapter into the next.
 final class SpeechStretches {
     static let frameSamples = 16_000
     /// RMS below this (-60 dBFS) is silence.
@@ -22,9 +23,15 @@ final class SpeechStretches {
     private(set) var position = 0
     private var silentRun = 0
     private var stretchEnded = true
+    /// Sample positions where a stretch must end (chapter starts), ascending.
+    private var boundaries: [Int]
 
-    /// `source` gives blocks of 16 kHz samples, nil at the end.
-    init(source: @escaping () throws -> [Float]?) { self.source = source }
+    /// `source` gives blocks of 16 kHz samples, nil at the end; `boundaries` are times (seconds)
+    /// that always end a stretch.
+    init(source: @escaping () throws -> [Float]?, boundaries: [Double] = []) {
+        self.source = source
+        self.boundaries = boundaries.map { Int(($0 * Double(Self.frameSamples)).rounded()) }.filter { $0 > 0 }.sorted()
+    }
 
     /// Skips silence; returns the time (seconds) where the next stretch starts, or nil at the end.
     func nextStretch() throws -> Double? {
@@ -48,7 +55,7 @@ final class SpeechStretches {
             out.append(contentsOf: frame)
             consumeFrame(frame.count)
             silentRun = Self.isSilent(frame) ? silentRun + 1 : 0
-            if silentRun >= Self.silentFramesToEnd { stretchEnded = true; break }
+            if silentRun >= Self.silentFramesToEnd || atBoundary { stretchEnded = true; break }
         }
         return out.isEmpty ? nil : out
     }
@@ -70,8 +77,14 @@ final class SpeechStretches {
         }
         let available = buffer.count - bufferStart
         guard available > 0 else { return nil }
-        return buffer[bufferStart..<bufferStart + min(available, Self.frameSamples)]
+        // A frame stops at the next boundary.
+        while let next = boundaries.first, next <= position { boundaries.removeFirst() }
+        let toBoundary = boundaries.first.map { $0 - position } ?? Int.max
+        return buffer[bufferStart..<bufferStart + min(available, Self.frameSamples, toBoundary)]
     }
+
+    /// Whether the position is a boundary (the frame just consumed ended at one).
+    private var atBoundary: Bool { boundaries.first == position }
 
     private func consumeFrame(_ count: Int) {
         bufferStart += count

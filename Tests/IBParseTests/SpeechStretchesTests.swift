@@ -38,6 +38,13 @@ final class SpeechStretchesTests: XCTestCase {
         XCTAssertEqual(s.position, 54 * 16_000)
     }
 
+    func testAChapterStartEndsAStretch() throws {
+        let s = SpeechStretches(source: blocks([(50, true)]), boundaries: [0, 12.5, 40])
+        let found = try stretches(s)
+        XCTAssertEqual(found.map(\.start), [0, 12.5, 40])
+        XCTAssertEqual(found.map(\.seconds), [12.5, 27.5, 10])
+    }
+
     func testSilenceAloneIsNoStretch() throws {
         XCTAssertTrue(try stretches(SpeechStretches(source: blocks([(120, false)]))).isEmpty)
         XCTAssertTrue(try stretches(SpeechStretches(source: { nil })).isEmpty)
