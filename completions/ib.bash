@@ -4,7 +4,7 @@
 
 _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
   case $1 in
-    ib-parse) _ib_opts='-f --format --title --encoding --page-chars --timeout --max-bytes --ocr --lang -h --help --version' _ib_subs='' _ib_files=1 ;;
+    ib-parse) _ib_opts='-f --format --title --encoding --page-chars --timeout --max-bytes --ocr --lang --model -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-chunk) _ib_opts='--size --overlap --tokenizer --no-pages --model-dir --tokenize -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-embed) _ib_opts='--query --text --encoding --batch --threads --model-dir --precision --verify-model --progress --no-windows --provider --model --base-url --dim --timeout --retries --jobs --cache --no-cache -h --help --version --no-progress' _ib_subs='' _ib_files=1 ;;
     ib-index) _ib_opts='--db --replace --restructure --json --missing-embeddings --floats --purge -y --yes -q --quiet -h --help --version' _ib_subs='list show delete set-page export stats vacuum quantize' _ib_files=1 ;;
@@ -18,11 +18,11 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
 
 _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no value)
   case "$1 $2" in
-    "ib-parse -f"|"ib-parse --format") echo 'choice text markdown html pdf epub docx' ;;
+    "ib-parse -f"|"ib-parse --format") echo 'choice text markdown html pdf epub docx image audio' ;;
     "ib-parse --title"|"ib-parse --page-chars"|"ib-parse --timeout"|"ib-parse --max-bytes"|"ib-parse --ocr"|"ib-parse --lang"|"ib-chunk --size"|"ib-chunk --overlap"|"ib-embed --query"|"ib-embed --batch"|"ib-embed --threads"|"ib-embed --model"|"ib-embed --base-url"|"ib-embed --dim"|"ib-embed --timeout"|"ib-embed --retries"|"ib-embed --jobs"|"ib-search -k"|"ib-search --count"|"ib-search --page"|"ib-search --candidates"|"ib-search --rrf-k"|"ib-search --model"|"ib-search --timeout"|"ib-ask --page"|"ib-ask --model"|"ib-ask --base-url"|"ib-ask --rounds"|"ib-ask -k"|"ib-ask --max-tokens"|"ib-ask --timeout"|"ib-ask --retries"|"ib-ask --conversation"|"ib-capture --text"|"ib-capture --today"|"ib-capture --now") echo 'none' ;;
     "ib-parse --encoding") echo 'choice utf-8 utf-16le utf-16be latin1 windows-1252' ;;
+    "ib-parse --model"|"ib-chunk --model-dir"|"ib-embed --model-dir"|"ib-search --model-dir"|"ib-ask --model-dir"|"ib-mcp --model-dir") echo 'dir' ;;
     "ib-chunk --tokenizer") echo 'choice model words' ;;
-    "ib-chunk --model-dir"|"ib-embed --model-dir"|"ib-search --model-dir"|"ib-ask --model-dir"|"ib-mcp --model-dir") echo 'dir' ;;
     "ib-embed --encoding") echo 'choice floats base64' ;;
     "ib-embed --precision") echo 'choice fp32 bf16' ;;
     "ib-embed --provider") echo 'choice native openai ollama' ;;

@@ -25,7 +25,7 @@ function __ib_books --description 'ids and titles of the books in the library'
 end
 
 complete -c ib-parse -e
-complete -c ib-parse -s f -l format -x -a 'text markdown html pdf epub docx' -d 'force the format: text, markdown, html, pdf, epub, docx, ima'
+complete -c ib-parse -s f -l format -x -a 'text markdown html pdf epub docx image audio' -d 'force the format: text, markdown, html, pdf, epub, docx, ima'
 complete -c ib-parse -l title -x -d 'the book\'s title (default: the document\'s, else the file nam'
 complete -c ib-parse -l encoding -x -a 'utf-8 utf-16le utf-16be latin1 windows-1252' -d 'plain-text encoding: utf-8, utf-16le, utf-16be, latin1, wind'
 complete -c ib-parse -l page-chars -x -d 'target characters per estimated page (default 2000'
@@ -33,6 +33,7 @@ complete -c ib-parse -l timeout -x -d 'URL fetch timeout (default 30'
 complete -c ib-parse -l max-bytes -x -d 'URL download size cap (default 268435456'
 complete -c ib-parse -l ocr -x -d 'PDF pages to OCR: auto (default: scanned pages, with (nearly'
 complete -c ib-parse -l lang -x -d 'OCR languages, tesseract names joined with +: eng, chi_sim,'
+complete -c ib-parse -l model -x -a '(__fish_complete_directories)' -d 'the Whisper model folder for audio (default $IB_WHISPER_DIR,'
 complete -c ib-parse -s h -l help -d 'show this help'
 complete -c ib-parse -l version -d 'show the version, the commit and the model folder'
 
