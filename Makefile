@@ -30,7 +30,7 @@ INSTALL ?= install
 # The build folder; evaluated only by the targets that need it.
 BIN = $(shell $(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)
 
-TOOLS := ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp
+TOOLS := ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp ib-transcribe
 MAN1 := $(TOOLS:%=man/man1/%.1)
 MAN7 := man/man7/ib.7 man/man7/ibvec.7
 PROMPTS := $(sort $(wildcard shared/prompts/*.md))

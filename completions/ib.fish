@@ -168,3 +168,10 @@ complete -c ib-mcp -l db -r -F -d 'the library (default $IB_DB, else $XDG_DATA_H
 complete -c ib-mcp -l model-dir -x -a '(__fish_complete_directories)' -d 'the model folder (default $IB_MODEL_DIR, else'
 complete -c ib-mcp -s h -l help -d 'this help'
 complete -c ib-mcp -l version -d 'the version, the commit and the model folder'
+
+complete -c ib-transcribe -e
+complete -c ib-transcribe -l model -x -a '(__fish_complete_directories)' -d 'a CTranslate2 Whisper folder (config.json, model.bin,'
+complete -c ib-transcribe -l beam -x -d 'beam search with N hypotheses (default: 1, greedy'
+complete -c ib-transcribe -l language -x -d 'the spoken language on a multilingual model, e.g. zh'
+complete -c ib-transcribe -s h -l help -d 'show this help'
+complete -c ib-transcribe -l version -d 'show the version, the commit and the model'

@@ -4,6 +4,9 @@
  *   ib_f16_to_f32       widen IEEE half values to fp32 (exact)
  *   ib_gemv_f16         y = x * W^T + bias for a few rows x, W stored as fp16 [N, K]
  *   ib_weighted_rows    out = sum_j p[j] * V[j, :] (attention's probabilities times values)
+ *   ib_quantize_rows_f16_i8, ib_gemv_i8
+ *                       int8 codes of fp16 rows (one scale a row) and x * W^T over them: the
+ *                       decoder's first, approximate pass over the 51,864 output rows
  *
  * Why fp16: the decoder runs one token at a time, so each step reads every
  * weight once and the step is bound by memory, not arithmetic. CTranslate2
@@ -15,6 +18,7 @@
 #include "ib_kernels.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
@@ -70,10 +74,43 @@ AVX512 static void dot4_avx512(int K, const float *const a[4], const uint16_t *w
     }
 }
 
+/* One row x against four weight rows at a time (each x load shared by four rows). */
+AVX512 static void gemv1_avx512(int N, int K, const float *x, const uint16_t *W, int ldw, const float *bias, float *y, int accumulate) {
+    int j = 0;
+    for (; j + 4 <= N && K % 16 == 0; j += 4) {
+        const uint16_t *w0 = W + (size_t)j * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int k = 0; k < K; k += 16) {
+            __m512 xk = _mm512_loadu_ps(x + k);
+            s0 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w0 + k))), s0);
+            s1 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w1 + k))), s1);
+            s2 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w2 + k))), s2);
+            s3 = _mm512_fmadd_ps(xk, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w3 + k))), s3);
+        }
+        float sums[4] = {_mm512_reduce_add_ps(s0), _mm512_reduce_add_ps(s1), _mm512_reduce_add_ps(s2), _mm512_reduce_add_ps(s3)};
+        for (int r = 0; r < 4; r++) {
+            float v = sums[r] + (bias ? bias[j + r] : 0.0f);
+            y[j + r] = accumulate ? y[j + r] + v : v;
+        }
+    }
+    for (; j < N; j++) {
+        const float *a[4] = {x, x, x, x};
+        float sums[4];
+        dot4_avx512(K, a, W + (size_t)j * ldw, sums);
+        float v = sums[0] + (bias ? bias[j] : 0.0f);
+        y[j] = accumulate ? y[j] + v : v;
+    }
+}
+
 void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W, int ldw,
                  const float *bias, float *y, int ldy, int flags) {
     if (M <= 0 || N <= 0) return;
     const int wide = avx512_selected();
+    if (M == 1 && wide) {
+        gemv1_avx512(N, K, x, W, ldw, bias, y, (flags & IB_GEMM_ACCUMULATE) != 0);
+        if (flags & IB_GEMM_GELU) ib_gelu(y, N);
+        return;
+    }
     for (int i = 0; i < M; i += 4) {
         const float *a[4];
         for (int r = 0; r < 4; r++) a[r] = x + (size_t)(i + r < M ? i + r : M - 1) * ldx;
@@ -90,8 +127,31 @@ void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W
     if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(y + (size_t)i * ldy, N);
 }
 
-void ib_weighted_rows(const float *p, int n, const float *V, int ldv, int dim, float *out) {
+AVX512 static int weighted_rows_avx512(const float *p, int n, const float *V, int ldv, int dim, float *out) {
     int d = 0;
+    for (; d + 64 <= dim; d += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int j = 0; j < n; j++) {
+            const float *v = V + (size_t)j * ldv + d;
+            __m512 pj = _mm512_set1_ps(p[j]);
+            a0 = _mm512_fmadd_ps(pj, _mm512_loadu_ps(v), a0);
+            a1 = _mm512_fmadd_ps(pj, _mm512_loadu_ps(v + 16), a1);
+            a2 = _mm512_fmadd_ps(pj, _mm512_loadu_ps(v + 32), a2);
+            a3 = _mm512_fmadd_ps(pj, _mm512_loadu_ps(v + 48), a3);
+        }
+        _mm512_storeu_ps(out + d, a0); _mm512_storeu_ps(out + d + 16, a1);
+        _mm512_storeu_ps(out + d + 32, a2); _mm512_storeu_ps(out + d + 48, a3);
+    }
+    for (; d + 16 <= dim; d += 16) {
+        __m512 acc = _mm512_setzero_ps();
+        for (int j = 0; j < n; j++) acc = _mm512_fmadd_ps(_mm512_set1_ps(p[j]), _mm512_loadu_ps(V + (size_t)j * ldv + d), acc);
+        _mm512_storeu_ps(out + d, acc);
+    }
+    return d;
+}
+
+void ib_weighted_rows(const float *p, int n, const float *V, int ldv, int dim, float *out) {
+    int d = avx512_selected() ? weighted_rows_avx512(p, n, V, ldv, dim, out) : 0;
     for (; d + 8 <= dim; d += 8) {
         __m256 acc = _mm256_setzero_ps();
         for (int j = 0; j < n; j++) acc = _mm256_fmadd_ps(_mm256_set1_ps(p[j]), _mm256_loadu_ps(V + (size_t)j * ldv + d), acc);
@@ -101,5 +161,92 @@ void ib_weighted_rows(const float *p, int n, const float *V, int ldv, int dim, f
         float acc = 0;
         for (int j = 0; j < n; j++) acc += p[j] * V[(size_t)j * ldv + d];
         out[d] = acc;
+    }
+}
+
+void ib_quantize_rows_f16_i8(const uint16_t *W, int rows, int dim, int8_t *codes, float *scales) {
+    for (int r = 0; r < rows; r++) {
+        const uint16_t *w = W + (size_t)r * dim;
+        float top = 0;
+        for (int k = 0; k < dim; k++) { float v = fabsf(_cvtsh_ss(w[k])); if (v > top) top = v; }
+        const float scale = top > 0 ? top / 127.0f : 1.0f, inverse = 1.0f / scale;
+        scales[r] = scale;
+        for (int k = 0; k < dim; k++) codes[(size_t)r * dim + k] = (int8_t)lrintf(_cvtsh_ss(w[k]) * inverse);
+    }
+}
+
+static void gemv_i8_avx2(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
+    for (int j = 0; j < N; j++) {
+        const int8_t *w = W + (size_t)j * ldw;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        int k = 0;
+        for (; k + 16 <= K; k += 16) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(w + k));
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8))), s1);
+        }
+        float sum = hsum256(_mm256_add_ps(s0, s1));
+        for (; k < K; k++) sum += x[k] * (float)w[k];
+        y[j] = sum * scales[j];
+    }
+}
+
+AVX512 static void gemv_i8_avx512(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
+    int j = 0;
+    for (; j + 4 <= N; j += 4) {
+        const int8_t *w0 = W + (size_t)j * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        int k = 0;
+        for (; k + 16 <= K; k += 16) {
+            __m512 xk = _mm512_loadu_ps(x + k);
+            s0 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w0 + k)))), s0);
+            s1 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w1 + k)))), s1);
+            s2 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w2 + k)))), s2);
+            s3 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w3 + k)))), s3);
+        }
+        float sums[4] = {_mm512_reduce_add_ps(s0), _mm512_reduce_add_ps(s1), _mm512_reduce_add_ps(s2), _mm512_reduce_add_ps(s3)};
+        const int8_t *ws[4] = {w0, w1, w2, w3};
+        for (int r = 0; r < 4; r++) {
+            for (int kk = k; kk < K; kk++) sums[r] += x[kk] * (float)ws[r][kk];
+            y[j + r] = sums[r] * scales[j + r];
+        }
+    }
+    if (j < N) gemv_i8_avx2(N - j, K, x, W + (size_t)j * ldw, ldw, scales + j, y + j);
+}
+
+void ib_gemv_i8(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
+    if (N <= 0) return;
+    if (avx512_selected()) gemv_i8_avx512(N, K, x, W, ldw, scales, y); else gemv_i8_avx2(N, K, x, W, ldw, scales, y);
+}
+
+AVX512 static int dot_rows_avx512(const float *x, const float *V, int ldv, int n, int dim, float *out) {
+    if (dim % 16) return 0;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float *v0 = V + (size_t)j * ldv, *v1 = v0 + ldv, *v2 = v1 + ldv, *v3 = v2 + ldv;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int d = 0; d < dim; d += 16) {
+            __m512 xd = _mm512_loadu_ps(x + d);
+            s0 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v0 + d), s0);
+            s1 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v1 + d), s1);
+            s2 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v2 + d), s2);
+            s3 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v3 + d), s3);
+        }
+        out[j] = _mm512_reduce_add_ps(s0); out[j + 1] = _mm512_reduce_add_ps(s1);
+        out[j + 2] = _mm512_reduce_add_ps(s2); out[j + 3] = _mm512_reduce_add_ps(s3);
+    }
+    return j;
+}
+
+void ib_dot_rows(const float *x, const float *V, int ldv, int n, int dim, float *out) {
+    int j = avx512_selected() ? dot_rows_avx512(x, V, ldv, n, dim, out) : 0;
+    for (; j < n; j++) {
+        const float *v = V + (size_t)j * ldv;
+        __m256 acc = _mm256_setzero_ps();
+        int d = 0;
+        for (; d + 8 <= dim; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(x + d), _mm256_loadu_ps(v + d), acc);
+        float sum = hsum256(acc);
+        for (; d < dim; d++) sum += x[d] * v[d];
+        out[j] = sum;
     }
 }

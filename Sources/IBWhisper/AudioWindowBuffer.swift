@@ -50,6 +50,16 @@ struct AudioWindowBuffer {
         }
     }
 
+    /// Whether the samples of frames firstFrame..<firstFrame+frames are below -70 dBFS RMS.
+    func isDigitalSilence(firstFrame: Int, frames: Int) -> Bool {
+        let start = max(0, firstFrame * LogMel.hop - firstSample)
+        let end = min(samples.count, (firstFrame + frames) * LogMel.hop - firstSample)
+        guard end > start else { return true }
+        var energy = 0.0
+        for i in start..<end { energy += Double(samples[i] * samples[i]) }
+        return (energy / Double(end - start)).squareRoot() < 3.2e-4
+    }
+
     /// Normalised features of frames first..<first+count, time-major, zero-padded to `padTo` frames.
     mutating func features(first: Int, count: Int, padTo: Int) -> [Float] {
         var mel = logFrames(first: first, count: count)

@@ -22,30 +22,34 @@ struct CT2Variable {
 
     /// The values as fp32 (float16 and bfloat16 widened exactly).
     func floats() -> [Float] {
-        switch type {
-        case .float32:
-            return bytes.withUnsafeBytes { raw in (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
-        case .float16:
-            let halves = halfs()
-            return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-                halves.withUnsafeBufferPointer { ib_f16_to_f32($0.baseAddress!, buffer.baseAddress!, count) }
-                initialized = count
+        let n = count
+        return [Float](unsafeUninitializedCapacity: n) { out, initialized in
+            bytes.withUnsafeBytes { raw in
+                switch type {
+                case .float32:
+                    memcpy(out.baseAddress!, raw.baseAddress!, n * 4)
+                case .float16:
+                    let halves = halfs()
+                    halves.withUnsafeBufferPointer { ib_f16_to_f32($0.baseAddress!, out.baseAddress!, n) }
+                case .bfloat16:
+                    for i in 0..<n { out[i] = Float(bitPattern: UInt32(raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)) << 16) }
+                case .int8, .int16, .int32:
+                    let values = integers()
+                    for i in 0..<n { out[i] = Float(values[i]) }
+                }
             }
-        case .bfloat16:
-            return bytes.withUnsafeBytes { raw in
-                (0..<count).map { Float(bitPattern: UInt32(raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self)) << 16) }
-            }
-        case .int8, .int16, .int32:
-            return integers().map(Float.init)
+            initialized = n
         }
     }
 
     /// The values as IEEE half bit patterns (float16 as stored; float32 rounded).
     func halfs() -> [UInt16] {
-        if type == .float16 {
-            return bytes.withUnsafeBytes { raw in (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self) } }
+        guard type == .float16 else { return floats().map { Float16($0).bitPattern } }
+        let n = count
+        return [UInt16](unsafeUninitializedCapacity: n) { out, initialized in
+            bytes.withUnsafeBytes { raw in _ = memcpy(out.baseAddress!, raw.baseAddress!, n * 2) }
+            initialized = n
         }
-        return floats().map { Float16($0).bitPattern }
     }
 
     /// The values of an integer (or boolean) variable.
@@ -134,7 +138,7 @@ private struct ByteReader {
         }
         let start = data.startIndex + offset
         offset += count
-        return data.subdata(in: start..<(start + count))
+        return data[start..<(start + count)]     // a slice of the mapped file: no copy
     }
     mutating func u8() throws -> UInt8 { try bytes(1).first! }
     mutating func u16() throws -> UInt16 { try bytes(2).withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) } }

@@ -33,6 +33,9 @@ struct WhisperDecoder {
     let weights: WhisperWeights
     /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width].
     private(set) var crossKeyValues: [[Float]] = []
+    /// Per layer: the keys of crossKeyValues transposed per head, [heads][headSize][1500], so that
+    /// one query's scores are a weighted sum of rows (no horizontal sums).
+    private var crossKeysByHead: [[Float]] = []
     private var audioPositions = 0
 
     init(weights: WhisperWeights) { self.weights = weights }
@@ -53,6 +56,15 @@ struct WhisperDecoder {
                 }
             }
             return kv
+        }
+        let heads = weights.decoderHeads, headSize = d / heads, n = audioPositions
+        crossKeysByHead = crossKeyValues.map { kv in
+            var t = [Float](repeating: 0, count: d * n)
+            for p in 0..<n {
+                for c in 0..<d { t[c * n + p] = kv[p * 2 * d + c] }   // c = head * headSize + i
+            }
+            _ = heads; _ = headSize
+            return t
         }
     }
 
@@ -121,6 +133,14 @@ struct WhisperDecoder {
         return out
     }
 
+    /// fp16 weights as fp32 (exact), for a prompt's GEMM.
+    static func widen(_ halves: [UInt16]) -> [Float] {
+        [Float](unsafeUninitializedCapacity: halves.count) { out, initialized in
+            ib_f16_to_f32(halves, out.baseAddress!, halves.count)
+            initialized = halves.count
+        }
+    }
+
     private func layerNorm(_ x: [Float], into out: inout [Float], rows: Int, _ norm: LayerNormWeights) {
         out = x
         ib_layernorm(&out, Int32(rows), Int32(weights.width), Int32(weights.width), norm.gamma, norm.beta, 1e-5)
@@ -130,12 +150,28 @@ struct WhisperDecoder {
                        accumulate: Bool = false, gelu: Bool = false) {
         let flags = Int32((accumulate ? IB_GEMM_ACCUMULATE : 0) | (gelu ? IB_GEMM_GELU : 0))
         if gemv {
-            ib_gemv_f16(Int32(rows), Int32(layer.outputs), Int32(layer.inputs), input, Int32(layer.inputs),
-                        layer.weight16, Int32(layer.inputs), layer.bias, &output, Int32(layer.outputs), flags)
+            // A step reads each weight once: big matrices are split by output rows over the cores,
+            // whose caches and memory paths then add up.
+            let parts = layer.outputs // serial: under load, waking a second thread per matrix costs more than it saves
+            input.withUnsafeBufferPointer { x in
+                layer.weight16.withUnsafeBufferPointer { w in
+                    layer.bias.withUnsafeBufferPointer { b in
+                        output.withUnsafeMutableBufferPointer { y in
+                            let xp = x.baseAddress!, wp = w.baseAddress!, bp = b.baseAddress!, yp = y.baseAddress!
+                            let k = layer.inputs, n = layer.outputs
+                            Parallel.ranges(n, minimumPerPart: parts) { columns in
+                                ib_gemv_f16(Int32(rows), Int32(columns.count), Int32(k), xp, Int32(k), wp + columns.lowerBound * k, Int32(k),
+                                            bp + columns.lowerBound, yp + columns.lowerBound, Int32(n), flags)
+                            }
+                        }
+                    }
+                }
+            }
         } else {
+            let weight = layer.weight.isEmpty ? Self.widen(layer.weight16) : layer.weight
             input.withUnsafeBufferPointer { a in
                 output.withUnsafeMutableBufferPointer { c in
-                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, layer.weight, layer.bias,
+                    gemmRows(rows, layer.outputs, layer.inputs, a.baseAddress!, layer.inputs, weight, layer.bias,
                              c.baseAddress!, layer.outputs, flags)
                 }
             }
@@ -160,8 +196,8 @@ struct WhisperDecoder {
                 for head in 0..<heads {
                     qkv.withUnsafeBufferPointer { q in
                         cache.keys[l].withUnsafeBufferPointer { k in
-                            ib_gemm(1, Int32(visible), Int32(headSize), q.baseAddress! + row * 3 * d + head * headSize, Int32(3 * d),
-                                    k.baseAddress! + head * headSize, Int32(d), nil, &scores, Int32(visible), 0)
+                            ib_dot_rows(q.baseAddress! + row * 3 * d + head * headSize, k.baseAddress! + head * headSize, Int32(d),
+                                        Int32(visible), Int32(headSize), &scores)
                         }
                     }
                     ib_softmax_rows(&scores, 1, Int32(visible), Int32(visible), scale, nil)
@@ -177,23 +213,50 @@ struct WhisperDecoder {
         }
     }
 
-    /// Each query row attends to the window's 1500 encoder positions.
+    /// Each query row attends to the window's 1500 encoder positions; heads are split over the cores.
     private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        if n > 8 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
         let scale = 1 / Float(headSize).squareRoot()
-        var scores = [Float](repeating: 0, count: positions)
         crossKeyValues[l].withUnsafeBufferPointer { kv in
-            let base = kv.baseAddress!
-            for row in 0..<n {
-                for head in 0..<heads {
-                    query.withUnsafeBufferPointer { q in
-                        ib_gemm(1, Int32(positions), Int32(headSize), q.baseAddress! + row * d + head * headSize, Int32(d),
-                                base + head * headSize, Int32(2 * d), nil, &scores, Int32(positions), 0)
-                    }
-                    ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+            crossKeysByHead[l].withUnsafeBufferPointer { kt in
+                query.withUnsafeBufferPointer { q in
                     context.withUnsafeMutableBufferPointer { c in
-                        ib_weighted_rows(scores, Int32(positions), base + d + head * headSize, Int32(2 * d), Int32(headSize),
-                                         c.baseAddress! + row * d + head * headSize)
+                        let base = kv.baseAddress!, keys = kt.baseAddress!, qp = q.baseAddress!, cp = c.baseAddress!
+                        Parallel.ranges(heads, minimumPerPart: heads) { headRange in
+                            var scores = [Float](repeating: 0, count: positions)
+                            for row in 0..<n {
+                                for head in headRange {
+                                    ib_weighted_rows(qp + row * d + head * headSize, Int32(headSize),
+                                                     keys + head * headSize * positions, Int32(positions), Int32(positions), &scores)
+                                    ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+                                    ib_weighted_rows(scores, Int32(positions), base + d + head * headSize, Int32(2 * d), Int32(headSize),
+                                                     cp + row * d + head * headSize)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A prompt's rows at once: per head, scores = Q K^T and context = softmax(scores) V as GEMMs,
+    /// so the window's keys and values are read once per head, not once per row.
+    private func crossAttentionBatched(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
+        let scale = 1 / Float(headSize).squareRoot()
+        var scores = [Float](repeating: 0, count: n * positions)
+        crossKeyValues[l].withUnsafeBufferPointer { kv in
+            query.withUnsafeBufferPointer { q in
+                context.withUnsafeMutableBufferPointer { c in
+                    for head in 0..<heads {
+                        ib_gemm(Int32(n), Int32(positions), Int32(headSize), q.baseAddress! + head * headSize, Int32(d),
+                                kv.baseAddress! + head * headSize, Int32(2 * d), nil, &scores, Int32(positions), 0)
+                        ib_softmax_rows(&scores, Int32(n), Int32(positions), Int32(positions), scale, nil)
+                        ib_gemm(Int32(n), Int32(headSize), Int32(positions), scores, Int32(positions),
+                                kv.baseAddress! + d + head * headSize, Int32(2 * d), nil, c.baseAddress! + head * headSize, Int32(d),
+                                Int32(IB_GEMM_B_KN))
                     }
                 }
             }

@@ -4,7 +4,9 @@
 // at pairs of timestamps, and the next window starts at the last complete
 // timestamp (or after the window when the text ends with a single timestamp).
 // A window whose no-speech probability is above 0.6 while its average
-// log-probability is below -1 is silence: skipped, nothing emitted.
+// log-probability is below -1 is silence: skipped, nothing emitted. One rule
+// is ours: a window whose samples are digital silence (RMS below -70 dBFS) is
+// skipped without running the model, where Whisper would invent " you".
 //
 // Audio comes in blocks from `next`; only the current window and a look-ahead
 // are kept, so a 10-hour file takes the memory of a minute of audio. When the
@@ -88,9 +90,18 @@ public final class Transcriber {
             let contentFrames = audio.contentFramesIfKnown ?? Int.max
             if seek >= contentFrames { break }
             let segmentSize = min(LogMel.framesPerWindow, contentFrames - seek)
+            if audio.isDigitalSilence(firstFrame: seek, frames: segmentSize) {
+                seek += segmentSize      // nothing to hear: Whisper would only make up a " you"
+                continue
+            }
             let features = audio.features(first: seek, count: segmentSize, padTo: LogMel.framesPerWindow)
+            let t0 = Date()
             decoder.attend(to: encoder.encode(mel: features))
+            let t1 = Date()
             let result = decodeWindow(previous: allTokens)
+            if ProcessInfo.processInfo.environment["IB_WHISPER_TRACE"] != nil {
+                FileHandle.standardError.write(Data("window at frame \(seek): encode \(t1.timeIntervalSince(t0)) s, decode \(Date().timeIntervalSince(t1)) s, \(result.tokens.count) tokens, prompt \(min(allTokens.count, 223))\n".utf8))
+            }
             if result.noSpeechProbability > Self.noSpeechThreshold && !(result.averageLogProbability > Self.logProbabilityThreshold) {
                 seek += segmentSize
                 continue
@@ -106,6 +117,9 @@ public final class Transcriber {
                                        noSpeechProbability: result.noSpeechProbability, tokens: piece.tokens))
             }
             seek = nextSeek
+            if allTokens.count > 4 * model.weights.textPositions {     // prompts use only the last 223: memory stays flat
+                allTokens.removeFirst(allTokens.count - model.weights.textPositions)
+            }
         }
     }
 

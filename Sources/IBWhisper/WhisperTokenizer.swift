@@ -11,7 +11,7 @@ import Foundation
 public struct WhisperTokenizer: Sendable {
     let tokens: [String]
     private let ids: [String: Int]
-    private let mergeRanks: [String: Int]   // "left right" -> rank
+    private let merges: MergeTable          // read on first encode: decoding needs none
     private let byteToChar: [Character]
     private let charToByte: [Unicode.Scalar: UInt8]
 
@@ -47,7 +47,10 @@ public struct WhisperTokenizer: Sendable {
         transcribe = try special("<|transcribe|>")
         translate = try special("<|translate|>")
         (byteToChar, charToByte) = Self.byteAlphabet()
-        mergeRanks = try Self.readMerges(tokenizerPath)
+        guard FileManager.default.isReadableFile(atPath: tokenizerPath) else {
+            throw WhisperError.model("\(tokenizerPath): missing")
+        }
+        merges = MergeTable(path: tokenizerPath)
     }
 
     var count: Int { tokens.count }
@@ -79,6 +82,7 @@ public struct WhisperTokenizer: Sendable {
 
     /// Merges the best-ranked adjacent pair until no pair has a rank.
     private func bytePairMerge(_ start: [String]) -> [String] {
+        let mergeRanks = merges.ranks
         var parts = start
         while parts.count > 1 {
             var best = Int.max, at = -1
@@ -121,11 +125,11 @@ public struct WhisperTokenizer: Sendable {
         return (forward, backward)
     }
 
-    private static func readMerges(_ path: String) throws -> [String: Int] {
+    static func readMerges(_ path: String) -> [String: Int] {
         guard let data = FileManager.default.contents(atPath: path),
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let model = json["model"] as? [String: Any], let merges = model["merges"] as? [Any] else {
-            throw WhisperError.model("\(path): not a tokenizer.json with BPE merges")
+            return [:]   // encode then leaves text as bytes: decoding never needs merges
         }
         var ranks: [String: Int] = [:]
         ranks.reserveCapacity(merges.count)
@@ -133,6 +137,22 @@ public struct WhisperTokenizer: Sendable {
             if let line = merge as? String { ranks[line] = rank }
             else if let pair = merge as? [String], pair.count == 2 { ranks[pair[0] + " " + pair[1]] = rank }
         }
+        return ranks
+    }
+}
+
+/// tokenizer.json's merges, parsed once on first use (a model load that only
+/// decodes never parses the 2 MB file).
+final class MergeTable: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var loaded: [String: Int]?
+    init(path: String) { self.path = path }
+    var ranks: [String: Int] {
+        lock.lock(); defer { lock.unlock() }
+        if let loaded { return loaded }
+        let ranks = WhisperTokenizer.readMerges(path)
+        loaded = ranks
         return ranks
     }
 }

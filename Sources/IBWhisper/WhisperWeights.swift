@@ -1,7 +1,8 @@
 // The weights of a Whisper model, laid out for IBWhisper's kernels: the
-// encoder in fp32 (batched GEMMs), the decoder both in fp32 (the prompt, many
-// rows at once) and as the file's fp16 (one step at a time, bound by memory),
-// and the token embedding, which is also the output projection, as fp16 only.
+// encoder in fp32 (batched GEMMs); the decoder as the file's fp16 (one step at
+// a time is bound by memory; a prompt widens each matrix to fp32 for its GEMM,
+// which keeps 33 MB out of memory); the token embedding, which is also the
+// output projection, as fp16 and as int8 codes for the screening pass.
 import CKernels
 import Foundation
 
@@ -57,6 +58,8 @@ final class WhisperWeights: Sendable {
     let encoderLayers: [EncoderLayer]
     let encoderNorm: LayerNormWeights
     let tokenEmbedding16: [UInt16]   // [vocab, d] fp16: embedding and output projection
+    let tokenEmbedding8: [Int8]      // the same rows as int8 codes, for the screening pass (ScreenedLogits)
+    let tokenEmbeddingScales: [Float]
     let textPositionTable: [Float]
     let decoderLayers: [DecoderLayer]
     let decoderNorm: LayerNormWeights
@@ -115,15 +118,15 @@ final class WhisperWeights: Sendable {
             let p = "decoder/layer_\(decoderLayers.count)"
             decoderLayers.append(DecoderLayer(
                 selfNorm: try norm(p + "/self_attention/layer_norm"),
-                selfQKV: try linear(p + "/self_attention/linear_0", fp32: true, fp16: true),
-                selfOut: try linear(p + "/self_attention/linear_1", fp32: true, fp16: true),
+                selfQKV: try linear(p + "/self_attention/linear_0", fp32: false, fp16: true),
+                selfOut: try linear(p + "/self_attention/linear_1", fp32: false, fp16: true),
                 crossNorm: try norm(p + "/attention/layer_norm"),
-                crossQuery: try linear(p + "/attention/linear_0", fp32: true, fp16: true),
+                crossQuery: try linear(p + "/attention/linear_0", fp32: false, fp16: true),
                 crossKV: try linear(p + "/attention/linear_1", fp32: true, fp16: false),
-                crossOut: try linear(p + "/attention/linear_2", fp32: true, fp16: true),
+                crossOut: try linear(p + "/attention/linear_2", fp32: false, fp16: true),
                 ffnNorm: try norm(p + "/ffn/layer_norm"),
-                ffnIn: try linear(p + "/ffn/linear_0", fp32: true, fp16: true),
-                ffnOut: try linear(p + "/ffn/linear_1", fp32: true, fp16: true)))
+                ffnIn: try linear(p + "/ffn/linear_0", fp32: false, fp16: true),
+                ffnOut: try linear(p + "/ffn/linear_1", fp32: false, fp16: true)))
         }
         guard !encoderLayers.isEmpty, !decoderLayers.isEmpty else { throw WhisperError.model("\(path): no encoder or decoder layers") }
         self.encoderLayers = encoderLayers
@@ -131,6 +134,14 @@ final class WhisperWeights: Sendable {
         encoderNorm = try norm("encoder/layer_norm")
         decoderNorm = try norm("decoder/layer_norm")
         tokenEmbedding16 = embedding.halfs()
+        let (rows, d) = (vocabularySize, width)
+        var scales = [Float](repeating: 0, count: rows)
+        let halves = tokenEmbedding16
+        tokenEmbedding8 = [Int8](unsafeUninitializedCapacity: rows * d) { codes, initialized in
+            ib_quantize_rows_f16_i8(halves, Int32(rows), Int32(d), codes.baseAddress!, &scales)
+            initialized = rows * d
+        }
+        tokenEmbeddingScales = scales
     }
 
     /// [out][in][tap] -> [out][tap][in], so that one im2col row of a time-major input is contiguous.

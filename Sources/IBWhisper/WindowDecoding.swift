@@ -16,8 +16,12 @@ struct WindowDecoder {
     let maxTextPositions: Int
 
     func decode(prompt: [Int], startOfTranscriptIndex: Int, noSpeechToken: Int, beamSize: Int) -> WindowResult {
+        let t0 = Date()
         let cache = decoder.makeCache()
         let hidden = decoder.forward(tokens: prompt, cache: cache)
+        if ProcessInfo.processInfo.environment["IB_WHISPER_TRACE"] != nil {
+            FileHandle.standardError.write(Data("prompt of \(prompt.count): \(Date().timeIntervalSince(t0)) s\n".utf8))
+        }
         let d = decoder.weights.width
         let sotRow = Array(hidden[(startOfTranscriptIndex * d)..<((startOfTranscriptIndex + 1) * d)])
         let sotLogits = decoder.logits(hidden: sotRow, rows: 1)
@@ -36,6 +40,8 @@ struct WindowDecoder {
     private func greedy(firstLogits: [Float], cache: SelfAttentionCache, maxNew: Int, noSpeech: Double) -> WindowResult {
         var logits = firstLogits
         var generated: [Int] = []
+        var excluded = [Bool](repeating: false, count: logits.count)
+        for id in rules.suppress where id < excluded.count { excluded[id] = true }
         var sum = 0.0
         for step in 0..<maxNew {
             rules.apply(&logits, generated: generated)
@@ -46,7 +52,7 @@ struct WindowDecoder {
             generated.append(best)
             if step == maxNew - 1 { break }
             let hidden = decoder.forward(tokens: [best], cache: cache)
-            logits = decoder.logits(hidden: hidden, rows: 1)
+            logits = decoder.screenedLogits(hidden: hidden, exactFrom: rules.endOfText, excluded: excluded)
         }
         return WindowResult(tokens: generated, sumLogProbability: sum, noSpeechProbability: noSpeech)
     }

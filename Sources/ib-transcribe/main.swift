@@ -27,7 +27,7 @@ Options:
   --language CODE     the spoken language on a multilingual model, e.g. zh
                       (default: en; English-only models take only en)
   -h, --help          show this help
-      --version       show the version and the model
+      --version       show the version, the commit and the model
 
 Environment: IB_WHISPER_DIR, XDG_DATA_HOME, IB_THREADS (threads, default all
 cores), IB_KERNELS=avx2 (force the AVX2 kernels).
@@ -45,8 +45,9 @@ runTool("ib-transcribe") {
     let directory = WhisperModel.locate(explicit: modelFlag) ?? ""
     if args.has("version") {
         let installed = FileManager.default.fileExists(atPath: directory + "/model.bin")
-        let model = installed ? ((try? WhisperModel(directory: directory))?.name ?? directory) : directory
-        print("ib-transcribe \(ibVersion)\nmodel: \(model)" + (installed ? " (\(directory))" : " (not installed: run scripts/fetch-model whisper)"))
+        let model = installed ? ((try? WhisperModel(directory: directory))?.name ?? directory) + " in " + directory
+                              : directory + " (not installed: run scripts/fetch-model whisper)"
+        print(Installation.versionText(tool: "ib-transcribe", model: model), terminator: "")
         return
     }
     var options = TranscribeOptions()

@@ -12,7 +12,7 @@ comp="$root/completions"
 fails=0; checks=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { checks=$((checks + 1)); }
-tools=(ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp)
+tools=(ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp ib-transcribe)
 bin="${IB_BIN:-$(dirname "$(command -v ib-parse)")}"
 
 python3 "$root/scripts/gen-completions" --check "$bin" && ok || fail "completions/ are stale"

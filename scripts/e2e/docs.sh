@@ -4,7 +4,7 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
 status=0
-for tool in ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp; do
+for tool in ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp ib-transcribe; do
   page="$root/man/man1/$tool.1"
   [ -f "$page" ] || { echo "FAIL: $tool has no man page"; status=1; continue; }
   help=$("$tool" --help 2>&1 | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)

@@ -34,7 +34,7 @@ done
 # The installed tools, away from the checkout.
 bin="$dest/usr/bin"
 commit=$(git -C "$root" rev-parse HEAD)
-for t in ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp; do
+for t in ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-mcp ib-transcribe; do
   out=$(cd / && "$bin/$t" --version) || fail "$t --version"
   [ "$(sed -n 1p <<<"$out")" = "$t $(sed -n 's/^version=//p' "$dest/usr/lib/ib/build-info")" ] || fail "$t --version: $out"
   grep -q "^commit: $commit" <<<"$out" || fail "$t --version does not name commit $commit: $out"
