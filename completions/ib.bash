@@ -19,7 +19,7 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
 
 _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no value)
   case "$1 $2" in
-    "ib-parse -f"|"ib-parse --format") echo 'choice text markdown html pdf epub docx' ;;
+    "ib-parse -f"|"ib-parse --format") echo 'choice text markdown html pdf epub docx image audio' ;;
     "ib-parse --title"|"ib-parse --page-chars"|"ib-parse --timeout"|"ib-parse --max-bytes"|"ib-parse --ocr"|"ib-parse --lang"|"ib-chunk --size"|"ib-chunk --overlap"|"ib-embed --query"|"ib-embed --batch"|"ib-embed --threads"|"ib-embed --model"|"ib-embed --base-url"|"ib-embed --dim"|"ib-embed --timeout"|"ib-embed --retries"|"ib-embed --jobs"|"ib-search -k"|"ib-search --count"|"ib-search --page"|"ib-search --candidates"|"ib-search --rrf-k"|"ib-search --model"|"ib-search --timeout"|"ib-ask --page"|"ib-ask --model"|"ib-ask --base-url"|"ib-ask --rounds"|"ib-ask -k"|"ib-ask --max-tokens"|"ib-ask --timeout"|"ib-ask --retries"|"ib-ask --conversation"|"ib-capture --text"|"ib-capture --today"|"ib-capture --now"|"ib-transcribe --beam"|"ib-transcribe --language") echo 'none' ;;
     "ib-parse --encoding") echo 'choice utf-8 utf-16le utf-16be latin1 windows-1252' ;;
     "ib-parse --model"|"ib-chunk --model-dir"|"ib-embed --model-dir"|"ib-search --model-dir"|"ib-ask --model-dir"|"ib-capture --model"|"ib-mcp --model-dir"|"ib-transcribe --model") echo 'dir' ;;

@@ -25,7 +25,7 @@ function __ib_books --description 'ids and titles of the books in the library'
 end
 
 complete -c ib-parse -e
-complete -c ib-parse -s f -l format -x -a 'text markdown html pdf epub docx' -d 'force the format: text, markdown, html, pdf, epub, docx, ima'
+complete -c ib-parse -s f -l format -x -a 'text markdown html pdf epub docx image audio' -d 'force the format: text, markdown, html, pdf, epub, docx, ima'
 complete -c ib-parse -l title -x -d 'the book\'s title (default: the document\'s, else the file nam'
 complete -c ib-parse -l encoding -x -a 'utf-8 utf-16le utf-16be latin1 windows-1252' -d 'plain-text encoding: utf-8, utf-16le, utf-16be, latin1, wind'
 complete -c ib-parse -l page-chars -x -d 'target characters per estimated page (default 2000'

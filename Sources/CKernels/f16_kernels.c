@@ -218,3 +218,35 @@ void ib_gemv_i8(int N, int K, const float *x, const int8_t *W, int ldw, const fl
     if (N <= 0) return;
     if (avx512_selected()) gemv_i8_avx512(N, K, x, W, ldw, scales, y); else gemv_i8_avx2(N, K, x, W, ldw, scales, y);
 }
+
+AVX512 static int dot_rows_avx512(const float *x, const float *V, int ldv, int n, int dim, float *out) {
+    if (dim % 16) return 0;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float *v0 = V + (size_t)j * ldv, *v1 = v0 + ldv, *v2 = v1 + ldv, *v3 = v2 + ldv;
+        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int d = 0; d < dim; d += 16) {
+            __m512 xd = _mm512_loadu_ps(x + d);
+            s0 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v0 + d), s0);
+            s1 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v1 + d), s1);
+            s2 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v2 + d), s2);
+            s3 = _mm512_fmadd_ps(xd, _mm512_loadu_ps(v3 + d), s3);
+        }
+        out[j] = _mm512_reduce_add_ps(s0); out[j + 1] = _mm512_reduce_add_ps(s1);
+        out[j + 2] = _mm512_reduce_add_ps(s2); out[j + 3] = _mm512_reduce_add_ps(s3);
+    }
+    return j;
+}
+
+void ib_dot_rows(const float *x, const float *V, int ldv, int n, int dim, float *out) {
+    int j = avx512_selected() ? dot_rows_avx512(x, V, ldv, n, dim, out) : 0;
+    for (; j < n; j++) {
+        const float *v = V + (size_t)j * ldv;
+        __m256 acc = _mm256_setzero_ps();
+        int d = 0;
+        for (; d + 8 <= dim; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(x + d), _mm256_loadu_ps(v + d), acc);
+        float sum = hsum256(acc);
+        for (; d < dim; d++) sum += x[d] * v[d];
+        out[j] = sum;
+    }
+}

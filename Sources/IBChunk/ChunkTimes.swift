@@ -25,7 +25,7 @@ struct ChunkTimes: Sendable {
     mutating func removeAll() { pages.removeAll(); any = false }
 
     /// The time at byte `offset` of the book's text, or nil when its page has none.
-    func time(at offset: Int, _ text: BookText, end: Bool) -> Double? {
+    func time(at offset: Int, _ text: BookText) -> Double? {
         let starts = text.pageStarts
         var lo = 0, hi = starts.count
         while lo < hi { let mid = (lo + hi) / 2; if starts[mid] <= offset { lo = mid + 1 } else { hi = mid } }
@@ -37,7 +37,7 @@ struct ChunkTimes: Sendable {
 
     /// Writes `,"start_time":S,"end_time":E` for a chunk spanning bytes start..<end.
     func write(start: Int, end: Int, _ text: BookText, to out: inout ByteWriter) {
-        guard any, let s = time(at: start, text, end: false), let e = time(at: max(start, end - 1), text, end: true) else { return }
+        guard any, let s = time(at: start, text), let e = time(at: max(start, end - 1), text) else { return }
         var field: [UInt8] = Array(",\"start_time\":".utf8)
         JSON.writeNumber((s * 1000).rounded() / 1000, to: &field)
         field += Array(",\"end_time\":".utf8)

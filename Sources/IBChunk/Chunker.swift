@@ -61,7 +61,7 @@ public final class Chunker {
                 bookID: bookID, index: span.index, startPage: startPage, endPage: endPage,
                 startOffset: startOffset, endOffset: endOffset, tokenCount: span.tokenCount,
                 text: String(decoding: UnsafeBufferPointer(rebasing: text.bytes[span.start..<end]), as: UTF8.self))
-            if times.any, let s = times.time(at: span.start, text, end: false), let e = times.time(at: max(span.start, end - 1), text, end: true) {
+            if times.any, let s = times.time(at: span.start, text), let e = times.time(at: max(span.start, end - 1), text) {
                 chunk.extra["start_time"] = .number((s * 1000).rounded() / 1000)
                 chunk.extra["end_time"] = .number((max(e, s) * 1000).rounded() / 1000)
             }

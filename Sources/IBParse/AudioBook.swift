@@ -27,14 +27,19 @@ enum AudioBookParser {
         decoder.expectedDuration = info.duration
         let progress = Progress(name: name, total: info.duration)
         var segments: [SpeechPiece] = []
+        let stretches = SpeechStretches(source: {
+            let block = try decoder.read(maxSamples: blockSeconds * AudioDecoder.sampleRate)
+            progress.update(decoder.secondsRead)
+            return block
+        }, boundaries: info.chapters.map(\.start))
         do {
-            try recognizer.transcribe(next: {
-                let block = try decoder.read(maxSamples: blockSeconds * AudioDecoder.sampleRate)
-                progress.update(decoder.secondsRead)
-                return block
-            }, emit: { piece in
-                if !piece.text.collapsedWhitespace.isEmpty { segments.append(piece) }
-            })
+            // Each stretch of sound between long silences is transcribed on its own, its times shifted.
+            while let offset = try stretches.nextStretch() {
+                try recognizer.transcribe(next: { try stretches.read() }, emit: { piece in
+                    guard !piece.text.collapsedWhitespace.isEmpty else { return }
+                    segments.append(SpeechPiece(start: piece.start + offset, end: piece.end + offset, text: piece.text))
+                })
+            }
         } catch let e as AudioError {
             decoder.cancel(); progress.end()
             throw ParseError(e.message)

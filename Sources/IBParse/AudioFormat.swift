@@ -40,12 +40,13 @@ enum AudioFormat: String, Sendable {
         return ["M4A ", "M4B ", "M4P ", "isom", "iso2", "mp41", "mp42", "dash", "3gp4", "3gp5", "qt  "].contains(brand)
     }
 
-    /// An MPEG-1/2/2.5 audio frame header: the 11-bit sync, a real layer, a bitrate
-    /// that is not "bad" and a sample rate that is not "reserved".
+    /// An MPEG-1/2/2.5 layer II or III audio frame header: the 11-bit sync, a bitrate that is
+    /// not "bad" and a sample rate that is not "reserved". Layer I is not taken: its header
+    /// begins FF FE or FF FF, a UTF-16 little-endian byte-order mark.
     static func isMPEGAudioFrame(_ b: [UInt8]) -> Bool {
         guard b.count >= 4, b[0] == 0xFF, b[1] & 0xE0 == 0xE0 else { return false }
         let version = (b[1] >> 3) & 0x03, layer = (b[1] >> 1) & 0x03
         let bitrate = b[2] >> 4, rate = (b[2] >> 2) & 0x03
-        return version != 0x01 && layer != 0 && bitrate != 0x0F && bitrate != 0 && rate != 0x03
+        return version != 0x01 && (layer == 0x01 || layer == 0x02) && bitrate != 0x0F && bitrate != 0 && rate != 0x03
     }
 }

@@ -119,7 +119,7 @@ model missing); 2 usage error;
         if let lang = args.value("lang"), !options.setOCRLanguage(lang) {
             throw IBError.usage("--lang must be auto or installed tesseract languages joined with + (eng, chi_sim, eng+chi_sim), not '\(lang)'")
         }
-        options.speech = speech
+        options.speech = speech.map(RecognizerCache.init).map { cache in { @Sendable directory in try cache.recognizer(directory) } }
         if let model = args.value("model") {
             if model.isEmpty { throw IBError.usage("--model needs a folder, not ''") }
             options.speechModel = model

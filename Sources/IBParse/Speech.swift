@@ -14,3 +14,18 @@ public protocol SpeechRecognizer: AnyObject {
 /// Makes the recogniser, given --model (nil: the default place). Throws when the model is missing,
 /// with a line saying how to fetch it.
 public typealias SpeechRecognizerFactory = @Sendable (_ modelDirectory: String?) throws -> any SpeechRecognizer
+
+/// The recogniser made once for all of a run's audio inputs (the model loads once).
+final class RecognizerCache: @unchecked Sendable {
+    // @unchecked: ib-parse reads its inputs one after another on one thread.
+    private let make: SpeechRecognizerFactory
+    private var made: (directory: String?, recognizer: any SpeechRecognizer)?
+    init(_ make: @escaping SpeechRecognizerFactory) { self.make = make }
+
+    func recognizer(_ directory: String?) throws -> any SpeechRecognizer {
+        if let made, made.directory == directory { return made.recognizer }
+        let recognizer = try make(directory)
+        made = (directory, recognizer)
+        return recognizer
+    }
+}

@@ -1,7 +1,8 @@
 // Beam search over one window, after CTranslate2's: keep the beamSize best
-// partial hypotheses by summed log-probability; a hypothesis that samples the
-// end of text is finished and ranked by its sum divided by its length (length
-// penalty 1); stop when beamSize hypotheses are finished (patience 1).
+// partial hypotheses by summed log-probability; a candidate among the best
+// beamSize that samples the end of text is finished and ranked by its sum
+// divided by its length (length penalty 1); stop when the best candidate ends
+// or beamSize hypotheses are finished (patience 1).
 import Foundation
 
 struct BeamSearch {
@@ -32,8 +33,10 @@ struct BeamSearch {
             }
             candidates.sort { $0.sum > $1.sum }
             var next: [Hypothesis] = [], parents: [Int] = []
-            for candidate in candidates {
+            let topBeamFinished = candidates.first?.token == rules.endOfText
+            for (rank, candidate) in candidates.enumerated() {
                 let tokens = beams[candidate.beam].tokens
+                if candidate.token == rules.endOfText && rank >= beamSize { continue }   // only the best beamSize may end
                 if candidate.token == rules.endOfText || step == maxNew - 1 {
                     let hypothesis = Hypothesis(tokens: candidate.token == rules.endOfText ? tokens : tokens + [candidate.token],
                                                 sum: candidate.sum)
@@ -44,7 +47,7 @@ struct BeamSearch {
                 }
                 if next.count == beamSize && finished.count >= beamSize { break }
             }
-            if finished.count >= beamSize || next.isEmpty { break }
+            if topBeamFinished || finished.count >= beamSize || next.isEmpty { break }
             for (i, parent) in parents.enumerated() { spare[i].copy(from: caches[parent], width: decoder.weights.width) }
             let current = Array(spare[0..<next.count])
             spare = caches + spare[next.count...]

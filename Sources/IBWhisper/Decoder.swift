@@ -196,8 +196,8 @@ struct WhisperDecoder {
                 for head in 0..<heads {
                     qkv.withUnsafeBufferPointer { q in
                         cache.keys[l].withUnsafeBufferPointer { k in
-                            ib_gemm(1, Int32(visible), Int32(headSize), q.baseAddress! + row * 3 * d + head * headSize, Int32(3 * d),
-                                    k.baseAddress! + head * headSize, Int32(d), nil, &scores, Int32(visible), 0)
+                            ib_dot_rows(q.baseAddress! + row * 3 * d + head * headSize, k.baseAddress! + head * headSize, Int32(d),
+                                        Int32(visible), Int32(headSize), &scores)
                         }
                     }
                     ib_softmax_rows(&scores, 1, Int32(visible), Int32(visible), scale, nil)

@@ -50,12 +50,12 @@ struct LogitRules {
         if checkTimestampMass && timestampMassWins(logits) { mask(0..<timestampBegin) }
     }
 
-    /// Whether log(sum of timestamp probabilities) > the largest text token log-probability.
+    /// Whether log(sum of timestamp probabilities) > the largest text token log-probability
+    /// (both sides would subtract the same log-sum over all tokens, so neither does).
     private func timestampMassWins(_ logits: [Float]) -> Bool {
-        let total = logSumExp(logits[...])
         let timestamps = logSumExp(logits[timestampBegin...])
         let bestText = logits[0..<timestampBegin].max() ?? -.infinity
-        return timestamps - total > Double(bestText) - total
+        return timestamps > Double(bestText)
     }
 }
 

@@ -117,6 +117,9 @@ public final class Transcriber {
                                        noSpeechProbability: result.noSpeechProbability, tokens: piece.tokens))
             }
             seek = nextSeek
+            if allTokens.count > 4 * model.weights.textPositions {     // prompts use only the last 223: memory stays flat
+                allTokens.removeFirst(allTokens.count - model.weights.textPositions)
+            }
         }
     }
 

@@ -94,6 +94,8 @@ final class AudioPaginationTests: XCTestCase {
         XCTAssertEqual(AudioFormat.detect([0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 12)), .mp3)  // MPEG-1 layer III 128k 44.1k
         XCTAssertEqual(AudioFormat.detect([0xFF, 0xFB, 0xF0, 0x64]), nil)   // bitrate index 15 ("bad")
         XCTAssertEqual(AudioFormat.detect([0xFF, 0xD8, 0xFF, 0xE0]), nil)   // JPEG
+        XCTAssertEqual(AudioFormat.detect([0xFF, 0xFE, 0x48, 0x00]), nil)   // UTF-16 LE "H" (would be MPEG layer I)
+        XCTAssertEqual(AudioFormat.detect([0xFF, 0xFD, 0x90, 0x64]), .mp3)  // MPEG-1 layer II
         XCTAssertEqual(AudioFormat.detect(bytes("Call me Ishmael.")), nil)
         // Format detection hands audio to the audio path, before the binary-data refusal.
         let wav = InputBytes(bytes("RIFF\u{24}\0\0\0WAVEfmt ", pad: 64))

@@ -28,6 +28,22 @@ final class KernelTests: XCTestCase {
         }
     }
 
+    func testDotRowsOnBothPaths() {
+        let x: [Float] = (0..<64).map { Float($0 % 7) - 3 }
+        let v: [Float] = (0..<(9 * 80)).map { Float($0 % 11) / 4 }
+        defer { ib_kernels_select(1) }
+        for wide in [1, 0] {
+            ib_kernels_select(Int32(wide))
+            var out = [Float](repeating: 0, count: 9)
+            ib_dot_rows(x, v, 80, 9, 64, &out)
+            for j in 0..<9 {
+                var s: Float = 0
+                for d in 0..<64 { s += x[d] * v[j * 80 + d] }
+                XCTAssertEqual(out[j], s, accuracy: 1e-3)
+            }
+        }
+    }
+
     func testWeightedRowsIsProbabilitiesTimesValues() {
         let p: [Float] = [0.25, 0.5, 0.25]
         let v: [Float] = (0..<(3 * 12)).map { Float($0) }

@@ -5,7 +5,8 @@
 #    of chapter 2 finds a passage whose time lies inside chapter 2 and whose section is
 #    chapter 2's; pages carry start_time/end_time and clock labels; the title and
 #    author come from the tags;
-#  - the same speech as MP3, Opus, FLAC and WAV each parses to its words;
+#  - the same book as an MP3 with ID3 CHAP frames has the same sections;
+#  - the same speech as MP3, Opus, FLAC and WAV each parses to its words, and on stdin;
 #  - bad audio (empty, truncated, not audio, 100 channels, a hostile container, an hour
 #    of silence): exit 1, one stderr line naming the file, no records, nothing in the
 #    library, peak RSS < 400 MB.
@@ -27,15 +28,16 @@ whisper="${IB_WHISPER_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ib/models/whispe
 minilm="${IB_MODEL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ib/models/all-MiniLM-L6-v2}"
 [ -f "$minilm/vocab.txt" ] || skip "no embedding model in $minilm: scripts/fetch-model"
 
-# Three chapters, each its own text, spoken by the SLT voice.
+# Three chapters, each its own text and longer than a chunk (256 tokens), so chunks
+# lie inside chapter 2; its phrase is in its middle. Spoken by the SLT voice.
 cat > "$tmp/ch1.txt" <<'EOF'
-Chapter one. The morning train left the valley at seven. Margaret carried a small brown suitcase and a letter from her aunt. She watched the frozen river slide past the window and counted the bridges.
+Chapter one. The morning train left the valley at seven. Margaret carried a small brown suitcase and a letter from her aunt. She watched the frozen river slide past the window and counted the bridges. The carriage was cold, and an old man across from her read a newspaper about the harvest. At the third station a boy came aboard with a basket of apples and sold them to the passengers. Margaret bought two and kept one for her aunt. The hills grew higher as the train climbed, and snow lay in the fields like a white blanket. She thought about the farm she had left behind, about her father mending the fence and her mother baking bread in the early light. When the conductor called the name of the town, she stood up, took her suitcase, and stepped down onto the wooden platform. Nobody was waiting for her. She read the letter again, found the address, and began to walk along the empty road toward the church. The wind pulled at her coat, and the sky was the colour of slate. A dog barked somewhere behind the houses, and the smell of wood smoke drifted over the roofs.
 EOF
 cat > "$tmp/ch2.txt" <<'EOF'
-Chapter two. On the island, the lighthouse keeper painted the iron door bright green every spring. He kept a logbook of every ship that passed, and he fed the seagulls with bread from the bakery.
+Chapter two. The island lay three miles from the coast, and the ferry went there only on Tuesdays. The tower stood on the rocks at the northern end, white and tall, with a red lamp room at the top. Every evening at sunset the old man climbed the one hundred and twelve steps and lit the lamp. He had done this for forty years, in storms and in calm weather, and he had never once missed a night. His wife had planted roses beside the cottage, and in the summer they climbed all the way to the roof. He spoke to the fishermen when they came to shelter in the harbour, and they brought him tobacco and news from the mainland. On Sundays he walked along the cliffs to the small chapel, where a priest from the mainland held a service twice a month. The congregation was never more than nine people, and most of them were over seventy. After the service they drank tea together and talked about the weather, the price of fish and the new school on the coast. In the spring of his fortieth year a young engineer came from the government to inspect the tower. She measured the walls, tested the lamp and wrote many pages in a black notebook. She told him that one day the lamp would work by itself, without anyone to light it. He showed her the view from the gallery and made her a pot of strong coffee, and she stayed until the last ferry. Each spring the lighthouse keeper painted the iron door bright green. He kept a logbook of every ship that passed, and he fed the seagulls with bread from the bakery. In the winter the sea rose over the rocks and the spray reached the windows of the lamp room. The engineer sent him a postcard from the capital with a picture of the river and the old bridges. He pinned it above the stove, beside the calendar and the tide tables. He listened to the radio and wrote letters to his daughter, who lived in the city and worked in a hospital. She wrote back every month and asked him to come and live with her, but he always said that the lamp needed him.
 EOF
 cat > "$tmp/ch3.txt" <<'EOF'
-Chapter three. At the end of the summer the orchestra played in the town square. The children danced under paper lanterns, and the baker sold warm apple cakes until midnight.
+Chapter three. At the end of the summer the orchestra played in the town square. The children danced under paper lanterns, and the baker sold warm apple cakes until midnight. The mayor gave a short speech about the good harvest and thanked the farmers for their hard work. Then the musicians began a slow waltz, and the older couples came out to dance on the stones. The teacher and the doctor argued about politics at a table near the fountain, as they did every year. A young woman sang a song about the sea, and the whole square fell quiet to listen. When she finished, people clapped for a long time and asked her to sing again. The lanterns swayed in the warm wind, and moths circled around the lights. Late in the evening it began to rain a little, but nobody went home. The musicians moved under the arches of the town hall and went on playing. At midnight the church bell rang twelve times, and the baker gave away the last of his cakes to the children. Slowly the square emptied, and the lanterns went out one by one.
 EOF
 voice="(voice_cmu_us_slt_arctic_hts)"
 for i in 1 2 3; do
@@ -86,8 +88,8 @@ for p in pages:
     if c not in seen:
         seen.append(c)
         assert [m["title"] for m in p["structure"]] == [titles[c]] and p["structure"][0]["kind"] == "chapter", p
-text = " ".join(p["text"] for p in pages).lower()
-for word in ["suitcase", "lighthouse", "seagulls", "orchestra", "lanterns"]:
+text = " ".join(p["text"] for p in pages).lower().replace("-", "")
+for word in ["margaret", "lighthouse", "seagulls", "orchestra", "lanterns"]:
     assert word in text, (word, text)
 assert seen == [0, 1, 2], seen
 PY
@@ -98,7 +100,7 @@ chunks = [json.loads(l) for l in open(sys.argv[1]) if '"type":"chunk"' in l]
 assert chunks and all(c["start_time"] <= c["end_time"] for c in chunks), chunks[:2]
 PY
 ib-embed < "$tmp/chunks.jsonl" | ib-index -q || fail "ib-embed | ib-index"
-ib-search --all-pages "lighthouse keeper painted the iron door green" > "$tmp/hits.jsonl" 2> "$tmp/err" || fail "ib-search: $(cat "$tmp/err")"
+ib-search --all-pages "the lighthouse keeper painted the iron door bright green" > "$tmp/hits.jsonl" 2> "$tmp/err" || fail "ib-search: $(cat "$tmp/err")"
 python3 - "$tmp/hits.jsonl" "$tmp/bounds" <<'PY' || fail "the search hit is not in chapter 2"
 import json, sys
 hits = [json.loads(l) for l in open(sys.argv[1])]
@@ -113,21 +115,35 @@ PY
 [ "$(sqlite3 "$IB_DB" "SELECT count(*) FROM pages WHERE start_time IS NOT NULL")" -ge 3 ] || fail "pages.start_time not stored"
 [ "$(sqlite3 "$IB_DB" "SELECT count(*) FROM chunks WHERE start_time IS NULL")" = 0 ] || fail "chunks.start_time not stored"
 
-# The same speech in each container ib-parse reads.
-ffmpeg -nostdin -v error -y -i "$tmp/ch2.wav" "$tmp/ch2.mp3" &&
-ffmpeg -nostdin -v error -y -i "$tmp/ch2.wav" -c:a libopus "$tmp/ch2.opus" &&
-ffmpeg -nostdin -v error -y -i "$tmp/ch2.wav" "$tmp/ch2.flac" &&
-ffmpeg -nostdin -v error -y -i "$tmp/ch2.wav" -ar 44100 -ac 2 "$tmp/ch2.stereo.wav" || fail "converting chapter 2"
+# The same speech in each container ib-parse reads (a short clip).
+echo "Each spring the lighthouse keeper painted the iron door bright green, and he fed the seagulls with bread from the bakery." > "$tmp/clip.txt"
+text2wave -eval "$voice" -o "$tmp/clip.wav" "$tmp/clip.txt" 2> /dev/null || text2wave -o "$tmp/clip.wav" "$tmp/clip.txt" || fail "speaking the clip"
+ffmpeg -nostdin -v error -y -i "$tmp/clip.wav" "$tmp/ch2.mp3" &&
+ffmpeg -nostdin -v error -y -i "$tmp/clip.wav" -c:a libopus "$tmp/ch2.opus" &&
+ffmpeg -nostdin -v error -y -i "$tmp/clip.wav" "$tmp/ch2.flac" &&
+ffmpeg -nostdin -v error -y -i "$tmp/clip.wav" -ar 44100 -ac 2 "$tmp/ch2.stereo.wav" || fail "converting chapter 2"
 for f in ch2.mp3 ch2.opus ch2.flac ch2.stereo.wav; do
   ib-parse "$tmp/$f" > "$tmp/one.jsonl" 2> "$tmp/err" || { fail "$f: exit $?: $(cat "$tmp/err")"; continue; }
   python3 - "$tmp/one.jsonl" <<'PY' || fail "$f: records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 assert recs[0]["format"] == "audio" and len(recs) >= 2
-text = " ".join(r["text"] for r in recs[1:]).lower()
+text = " ".join(r["text"] for r in recs[1:]).lower().replace("-", "")
 assert "lighthouse" in text and "seagulls" in text, text
 PY
 done
+# ID3 CHAP frames: the same book as a chaptered MP3 has the same sections.
+ffmpeg -nostdin -v error -y -i "$tmp/book.m4b" -map 0:a -map_metadata 0 -map_chapters 0 "$tmp/book.mp3" || fail "making the MP3"
+ib-parse "$tmp/book.mp3" > "$tmp/mp3.jsonl" 2> "$tmp/err" || fail "book.mp3: exit $?: $(cat "$tmp/err")"
+python3 - "$tmp/mp3.jsonl" <<'PY' || fail "book.mp3: ID3 chapters are not sections"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs[0]["title"] == "Three Small Chapters", recs[0]
+titles = []
+for p in recs[1:]:
+    if p["section_title"] not in titles: titles.append(p["section_title"])
+assert titles == ["The Valley", "The Lighthouse", "The Square"], titles
+PY
 # Audio on stdin is spooled to a temporary file for ffmpeg.
 ib-parse - < "$tmp/ch2.mp3" > "$tmp/one.jsonl" 2> "$tmp/err" && grep -q lighthouse "$tmp/one.jsonl" || fail "audio on stdin: $(cat "$tmp/err")"
 
