@@ -102,10 +102,48 @@ AVX512 static void gemv1_avx512(int N, int K, const float *x, const uint16_t *W,
     }
 }
 
+/* Eight rows of x (missing rows repeat the last) against one weight row: beam search's hypotheses. */
+AVX512 static void dot8_avx512(int K, const float *const a[8], const uint16_t *w, float out[8]) {
+    __m512 s[8];
+    for (int r = 0; r < 8; r++) s[r] = _mm512_setzero_ps();
+    int k = 0;
+    for (; k + 16 <= K; k += 16) {
+        __m512 wk = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w + k)));
+        for (int r = 0; r < 8; r++) s[r] = _mm512_fmadd_ps(_mm512_loadu_ps(a[r] + k), wk, s[r]);
+    }
+    for (int r = 0; r < 8; r++) out[r] = _mm512_reduce_add_ps(s[r]);
+    for (; k < K; k++) {
+        float wk = _cvtsh_ss(w[k]);
+        for (int r = 0; r < 8; r++) out[r] += a[r][k] * wk;
+    }
+}
+
+AVX512 static void gemv8_avx512(int M, int N, int K, const float *x, int ldx, const uint16_t *W, int ldw,
+                                const float *bias, float *y, int ldy, int accumulate) {
+    for (int i = 0; i < M; i += 8) {
+        const float *a[8];
+        for (int r = 0; r < 8; r++) a[r] = x + (size_t)(i + r < M ? i + r : M - 1) * ldx;
+        for (int j = 0; j < N; j++) {
+            float sums[8];
+            dot8_avx512(K, a, W + (size_t)j * ldw, sums);
+            for (int r = 0; r < 8 && i + r < M; r++) {
+                float v = sums[r] + (bias ? bias[j] : 0.0f);
+                float *c = y + (size_t)(i + r) * ldy + j;
+                *c = accumulate ? *c + v : v;
+            }
+        }
+    }
+}
+
 void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W, int ldw,
                  const float *bias, float *y, int ldy, int flags) {
     if (M <= 0 || N <= 0) return;
     const int wide = avx512_selected();
+    if (M > 4 && wide) {
+        gemv8_avx512(M, N, K, x, ldx, W, ldw, bias, y, ldy, (flags & IB_GEMM_ACCUMULATE) != 0);
+        if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(y + (size_t)i * ldy, N);
+        return;
+    }
     if (M == 1 && wide) {
         gemv1_avx512(N, K, x, W, ldw, bias, y, (flags & IB_GEMM_ACCUMULATE) != 0);
         if (flags & IB_GEMM_GELU) ib_gelu(y, N);

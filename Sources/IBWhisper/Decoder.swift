@@ -215,7 +215,7 @@ struct WhisperDecoder {
 
     /// Each query row attends to the window's 1500 encoder positions; heads are split over the cores.
     private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
-        if n > 8 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
+        if n > 1 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
         let scale = 1 / Float(headSize).squareRoot()
         crossKeyValues[l].withUnsafeBufferPointer { kv in
@@ -241,7 +241,7 @@ struct WhisperDecoder {
         }
     }
 
-    /// A prompt's rows at once: per head, scores = Q K^T and context = softmax(scores) V as GEMMs,
+    /// Several rows at once (a prompt, or the hypotheses of a beam): per head, scores = Q K^T and context = softmax(scores) V as GEMMs,
     /// so the window's keys and values are read once per head, not once per row.
     private func crossAttentionBatched(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions

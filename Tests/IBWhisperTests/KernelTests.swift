@@ -3,8 +3,12 @@ import CKernels
 import XCTest
 
 final class KernelTests: XCTestCase {
-    func testGemvF16MatchesAPlainLoopOnBothPaths() {
-        let m = 3, n = 37, k = 392
+    func testGemvF16MatchesAPlainLoopOnBothPaths() throws {
+        for m in [1, 3, 6] { try gemv(m: m) }
+    }
+
+    func gemv(m: Int) throws {
+        let n = 37, k = 392
         var state: UInt64 = 42
         func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000 }
         let x = (0..<(m * k)).map { _ in random() }
