@@ -18,6 +18,9 @@
 //   --no-cache, --cache PATH   ($XDG_CACHE_HOME/ib/embeddings.db)
 // OpenAI needs $OPENAI_API_KEY.
 import IBCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct ProviderOptions {
     public static let names = ["native", "openai", "ollama"]
@@ -94,7 +97,14 @@ public struct ProviderOptions {
         timeout = try args.seconds("timeout") ?? timeout
         maxRetries = try args.int("retries", min: 0, max: 100) ?? maxRetries
         jobs = try args.int("jobs", min: 1, max: 64)
-        if let path = try args.path("cache") { cachePath = path }
+        if let path = try args.path("cache") {
+            // SQLite would open a device and write its journal beside it (/dev/full-journal).
+            var info = stat()
+            if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+                throw IBError.usage("--cache \(path): not a regular file (the cache is one SQLite file)")
+            }
+            cachePath = path
+        }
         useCache = !args.has("no-cache")
         if !useCache && cachePath != nil { throw IBError.usage("--cache and --no-cache cannot be combined") }
         if provider == "native" && baseURL != nil { throw IBError.usage("--base-url needs --provider openai or ollama") }
