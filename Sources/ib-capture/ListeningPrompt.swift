@@ -1,6 +1,6 @@
 // The text Whisper is told to expect before it hears a spoken capture line
-// (its initial prompt, the <|startofprev|> tokens): the library's titles and
-// authors, most recent first, then the words a capture line is made of. A
+// (its initial prompt, the <|startofprev|> tokens): the library's titles, most
+// recent first, then the words a capture line is made of. A
 // decoder conditioned on them writes "Moby Dick" where it would hear "movie
 // dick", and "Quote, page 47." in the form the spoken grammar reads. Whisper
 // keeps only the last 223 prompt tokens, so books are added while they fit.
@@ -19,7 +19,8 @@ enum ListeningPrompt {
         var seen: Set<String> = []
         for book in books {
             let title = TextClasses.trim(book.title)
-            let entry = ([title] + book.authors.map { TextClasses.trim($0) }.filter { !$0.isEmpty }).joined(separator: ", ") + "."
+            // Titles only: with authors' names in the prompt, Whisper put them into lines that never said them.
+            let entry = title + "."
             guard !title.isEmpty, seen.insert(entry).inserted else { continue }
             let cost = tokenizer.encode(" " + entry).count
             if used + cost > budget { break }
