@@ -221,10 +221,24 @@ struct SpokenLine {
         if header.book == nil, names.mentioned(in: words[i..<min(end, i + SpokenLexicon.wordsSearchedForNames)]) {
             return refusal("spoken_book_in_words", words, intent)
         }
+        // "Quot. Flamaste in page 12. ...": a page among the first words, none in the header: the header
+        // (and the book it named) was misheard; never stored on the current book.
+        if header.page == nil, SpokenLine.pageSaid(words, i, min(end, i + SpokenLexicon.wordsSearchedForNames)) {
+            return refusal("spoken_page_in_words", words, intent)
+        }
         var c = Capture(intent: intent)
         c.page = header.page; c.pageEnd = header.pageEnd; c.chapter = header.chapter; c.book = header.book
         c.text = SpokenLine.text(words[i..<end], intent)
         return c
+    }
+
+    /// Whether "page N" (or "pages N") stands among words[from..<to].
+    static func pageSaid(_ words: [SpokenWord], _ from: Int, _ to: Int) -> Bool {
+        guard from < to else { return false }
+        let w = words.map(\.word)
+        return (from..<to).contains { j in
+            (SpokenLexicon.pageWords.contains(w[j]) || SpokenLexicon.pageRangeWords.contains(w[j])) && SpokenNumbers.number(w, j + 1) != nil
+        }
     }
 
     /// Reads page, chapter and book phrases from `i` on; returns where the rest starts.
@@ -236,6 +250,10 @@ struct SpokenLine {
             if let n = readChapter(words, i, &h) { i = n; afterPage = false; continue }
             let w = words[i].word
             let leads = afterPage ? SpokenLexicon.bookLeads : SpokenLexicon.bookLeadsThatName.union(["of"])
+            // "Question for" and nothing after: the name was not heard (a cut-off line), never the text "for".
+            if h.book == nil, SpokenLexicon.bookLeadsThatName.contains(w), i + 1 == words.count {
+                h.failure = "spoken_unknown_book"; return i
+            }
             if h.book == nil, leads.contains(w), i + 1 < words.count {
                 let found = forced[i + 1].map { [$0] } ?? names.matches(words, i + 1)
                 if let k = found.first {

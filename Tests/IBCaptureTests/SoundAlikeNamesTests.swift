@@ -45,3 +45,18 @@ final class SoundAlikeNamesTests: XCTestCase {
         XCTAssertEqual(parser.parseSpoken("note for sense and sensibility elinor is calm", names: close).book, "Sense and Sensibility")
     }
 }
+
+/// A header heard wrong leaves its page among the words: refused, never stored on the current book.
+final class MisheardHeaderTests: XCTestCase {
+    let parser = CaptureParser(today: Day(year: 2026, month: 11, day: 28)!)
+
+    func testAPageAmongTheFirstWordsIsRefused() {
+        let names = SpokenNames(titles: ["Persuasion"], authors: ["Jane Austen"])
+        let heard = "Quot. Flamaste in page 12. One half of the world can not understand the pleasures of the other end. Quot."
+        XCTAssertEqual(parser.parseSpoken(heard, names: names).reason, "spoken_page_in_words")
+        XCTAssertEqual(parser.parseSpoken("quote page twelve one half of the world end quote", names: names).page, 12)
+        XCTAssertEqual(parser.parseSpoken("note the page turns slowly in this chapter", names: names).intent, .note)
+        XCTAssertEqual(parser.parseSpoken("Question for", names: names).reason, "spoken_unknown_book")
+        XCTAssertEqual(parser.parseSpoken("quote page 12 from", names: names).reason, "spoken_unknown_book")
+    }
+}
