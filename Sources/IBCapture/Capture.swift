@@ -224,7 +224,7 @@ public final class CaptureEngine {
                 throw fail("empty_text", Messages.text("kind_" + key.dropFirst("empty_text:".count), arguments: [], language: Messages.current))
             }
             if key == "plan_no_date" { throw fail("plan_no_date") }
-            if key == "spoken_unknown_book" || key == "spoken_book_in_words" || key == "spoken_page_unheard" { throw fail(key, TextClasses.trim(line)) }
+            if key == "spoken_unknown_book" || key == "spoken_book_in_words" || key == "spoken_page_unheard" || key == "spoken_page_in_words" { throw fail(key, TextClasses.trim(line)) }
             if key == "two_readings", c.readings.count == 2, c.language == "en", !TextClasses.containsHan(line) {
                 throw fail("spoken_two_readings", TextClasses.trim(line), c.readings[0], c.readings[1], code: .ambiguous)
             }

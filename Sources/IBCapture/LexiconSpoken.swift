@@ -20,6 +20,8 @@ enum SpokenLexicon {
         (["save", "this", "quote"], .quote), (["save", "that", "quote"], .quote), (["save", "the", "quote"], .quote),
         (["save", "a", "quote"], .quote), (["add", "a", "quote"], .quote), (["new", "quote"], .quote), (["save", "quote"], .quote),
         (["a", "quote"], .quote), (["quote"], .quote), (["quoting"], .quote), (["highlight"], .quote),
+        // "um quote" as Whisper often writes it: at the start of a line it can only open a quote.
+        (["unquote"], .quote),
         (["add", "a", "note"], .note), (["take", "a", "note"], .note), (["new", "note"], .note), (["a", "note"], .note),
         (["note"], .note), (["thought"], .note),
         (["i", "have", "a", "question"], .question), (["new", "question"], .question), (["a", "question"], .question),

@@ -43,6 +43,7 @@ public enum Messages {
         "finish_needs_book": ("which book is finished? Name it (finished TITLE), or repeat with --yes to finish the current book", "读完了哪本书？请写明书名（读完了《书名》），或加上 --yes 重试以读完当前在读的书"),
         "spoken_unknown_book": ("“{0}”: the words after “for” or “from” name no book in the library; nothing was saved. Say the title as the library has it (ib-capture status lists them), or add the book first", "“{0}”：“for”或“from”后面的词不是书库中的书名；未保存任何内容。请说出书库中的书名（ib-capture status 可列出），或先添加这本书"),
         "spoken_book_in_words": ("“{0}”: a book of the library is named in the words, but not after “for” or “from”; nothing was saved. Say “note for TITLE …”, or repeat the line", "“{0}”：话中提到了书库中的一本书，但不在“for”或“from”之后；未保存任何内容。请说“note for 书名 …”，或再说一遍"),
+        "spoken_page_in_words": ("“{0}”: a page is named in the words, not after the keyword (the start was probably misheard); nothing was saved. Say “quote page N …”, or repeat the line", "“{0}”：页码出现在内容中而不在关键词之后（开头可能没有听清）；未保存任何内容。请说“quote page N …”，或再说一遍"),
         "spoken_page_unheard": ("“{0}”: a page was said but its number was not heard; nothing was saved. Say it again", "“{0}”：说了页码但没有听清数字；未保存任何内容。请再说一遍"),
         "spoken_two_readings": ("“{0}” reads two ways: {1} | {2}; nothing was saved. Say the title in full, or pause after it", "“{0}”有两种理解：{1} | {2}；未保存任何内容。请说出完整书名，或在书名后停顿"),
         "audio_usage": ("--audio FILE takes no LINE, --image or --ask; --model goes with --audio", "--audio 文件 不能与一行文字、--image 或 --ask 同用；--model 需要与 --audio 一起使用"),

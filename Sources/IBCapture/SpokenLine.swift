@@ -28,6 +28,8 @@ public struct SpokenNames: Sendable {
     let shown: [String: String]
     var names: Set<String> { Set(shown.keys) }
     let longest: Int
+    /// The titles as the library writes them: only these are matched by sound.
+    let titles: Set<String>
 
     public init(titles: [String], authors: [String]) {
         var all: [String: String] = [:]
@@ -53,6 +55,7 @@ public struct SpokenNames: Sendable {
             if squeezed.count >= 6 { add(squeezed, written) }
         }
         shown = all
+        self.titles = Set(titles.filter { !TitleMatcher.normalize($0).isEmpty })
         longest = all.keys.map { $0.split(separator: " ").count }.max() ?? 0
     }
 
@@ -185,12 +188,14 @@ struct SpokenLine {
         var chapter: String? = nil
         var book: String? = nil
         var failure: String? = nil
+        /// Two books the name heard sounds like: the line reads both ways.
+        var readings: [String] = []
     }
 
     func keywordCapture(_ intent: Capture.Intent, _ words: [SpokenWord], splitAt forced: [Int: Int] = [:]) -> Capture {
         var header = Header()
         var i = readHeader(words, 0, &header, forced: forced)
-        if let f = header.failure { return refusal(f, words, intent) }
+        if let f = header.failure { return refusal(f, words, intent, readings: header.readings) }
         // Two names that split the header differently: two readings, nothing stored.
         if let readings = twoReadings(intent, words, forced) { return readings }
         // The words said, up to an end marker; after it, more header (and nothing else).
@@ -201,7 +206,7 @@ struct SpokenLine {
             if let m = strong ?? SpokenLexicon.weakEndMarkers.first(where: { SpokenLine.starts(words, j, $0) }) {
                 var trailing = header
                 let k = readHeader(words, j + m.count, &trailing, forced: forced)
-                if let f = trailing.failure { return refusal(f, words, intent) }
+                if let f = trailing.failure { return refusal(f, words, intent, readings: trailing.readings) }
                 if k == words.count { end = j; header = trailing; break }
                 // "... end quote" and words that are no header: not understood; "and quote" inside the words: words.
                 if strong != nil { var c = Capture(intent: .unknown); c.reason = "not_understood"; return c }
@@ -216,10 +221,24 @@ struct SpokenLine {
         if header.book == nil, names.mentioned(in: words[i..<min(end, i + SpokenLexicon.wordsSearchedForNames)]) {
             return refusal("spoken_book_in_words", words, intent)
         }
+        // "Quot. Flamaste in page 12. ...": a page among the first words, none in the header: the header
+        // (and the book it named) was misheard; never stored on the current book.
+        if header.page == nil, SpokenLine.pageSaid(words, i, min(end, i + SpokenLexicon.wordsSearchedForNames)) {
+            return refusal("spoken_page_in_words", words, intent)
+        }
         var c = Capture(intent: intent)
         c.page = header.page; c.pageEnd = header.pageEnd; c.chapter = header.chapter; c.book = header.book
         c.text = SpokenLine.text(words[i..<end], intent)
         return c
+    }
+
+    /// Whether "page N" (or "pages N") stands among words[from..<to].
+    static func pageSaid(_ words: [SpokenWord], _ from: Int, _ to: Int) -> Bool {
+        guard from < to else { return false }
+        let w = words.map(\.word)
+        return (from..<to).contains { j in
+            (SpokenLexicon.pageWords.contains(w[j]) || SpokenLexicon.pageRangeWords.contains(w[j])) && SpokenNumbers.number(w, j + 1) != nil
+        }
     }
 
     /// Reads page, chapter and book phrases from `i` on; returns where the rest starts.
@@ -231,6 +250,10 @@ struct SpokenLine {
             if let n = readChapter(words, i, &h) { i = n; afterPage = false; continue }
             let w = words[i].word
             let leads = afterPage ? SpokenLexicon.bookLeads : SpokenLexicon.bookLeadsThatName.union(["of"])
+            // "Question for" and nothing after: the name was not heard (a cut-off line), never the text "for".
+            if h.book == nil, SpokenLexicon.bookLeadsThatName.contains(w), i + 1 == words.count {
+                h.failure = "spoken_unknown_book"; return i
+            }
             if h.book == nil, leads.contains(w), i + 1 < words.count {
                 let found = forced[i + 1].map { [$0] } ?? names.matches(words, i + 1)
                 if let k = found.first {
@@ -241,7 +264,12 @@ struct SpokenLine {
                 }
                 // "for"/"from", or "of" after a page, said before a name that is no book: refused.
                 if SpokenLexicon.bookLeadsThatName.contains(w) || (afterPage && SpokenLexicon.bookLeadsAfterPage.contains(w)) {
-                    h.failure = "spoken_unknown_book"; return i
+                    // No name as heard: one that sounds like it, when it is a clear single winner (SoundAlikeNames.swift).
+                    switch names.soundsLike(words, i + 1) {
+                    case .name(let name, let k): h.book = name; i += 1 + k; afterPage = false; continue
+                    case .two(let a, let b): h.failure = "two_readings"; h.readings = ["book=" + a, "book=" + b]; return i
+                    case .none: h.failure = "spoken_unknown_book"; return i
+                    }
                 }
             }
             break
@@ -315,9 +343,10 @@ struct SpokenLine {
         return nil
     }
 
-    func refusal(_ key: String, _ words: [SpokenWord], _ intent: Capture.Intent) -> Capture {
+    func refusal(_ key: String, _ words: [SpokenWord], _ intent: Capture.Intent, readings: [String] = []) -> Capture {
         var c = Capture(intent: .unknown)
         c.reason = key
+        c.readings = readings
         return c
     }
 

@@ -142,6 +142,11 @@ public final class CaptureStore {
     }
 
     /// The names a spoken line may use for a book: every title and author in the library.
+    /// The books, most recently updated first: what a reader is likely to name aloud.
+    public func recentBooks() throws -> [TitleMatcher.Entry] {
+        try records.titleEntries(recentFirst: true)
+    }
+
     public func spokenNames() throws -> SpokenNames {
         let all = try entries()
         return SpokenNames(titles: all.map(\.title), authors: all.flatMap(\.authors))

@@ -48,8 +48,10 @@ public enum CaptureTool {
                            forty seven ... end quote", "note for Moby Dick ...",
                            "question ...", "I'm on page two hundred and twelve",
                            "listened to two hours fifteen minutes of Persuasion",
-                           "hashtag stoicism". A book is named after for/from/of
-                           with its title as the library has it. An unsure
+                           "hashtag stoicism". Whisper is told the library's titles
+                           first (its initial prompt). A book is named after
+                           for/from/of with its title as the library has it, or one
+                           that clearly sounds like it (two alike: exit 3). An unsure
                            transcript (average log probability below -1.0, or
                            no-speech probability above 0.6) stores nothing (exit 1)
                            unless --yes
@@ -124,6 +126,8 @@ public enum CaptureTool {
                            理解："quote page forty seven ... end quote"、"note for
                            Moby Dick ..."、"I'm on page two hundred and twelve"、
                            "listened to two hours fifteen minutes of Persuasion"。
+                           识别前先把书库中的书名告诉 Whisper（初始提示）；for/from/of
+                           后面的书名与书库中的书名读音明显相同时也算（两本相近：退出码 3）。
                            识别不可靠（平均对数概率低于 -1.0，或无语音概率高于 0.6）
                            时不保存（退出码 1），除非加上 --yes
           --model 目录     与 --audio 一起使用：Whisper 模型目录（默认：$IB_WHISPER_DIR，

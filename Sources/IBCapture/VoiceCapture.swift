@@ -26,7 +26,8 @@ public struct HeardLine: Sendable, Equatable {
 }
 
 /// Transcribes one audio file (path, Whisper folder or nil) or throws an IBError naming it.
-public typealias Listener = @Sendable (_ path: String, _ model: String?) throws -> HeardLine
+/// `books` are the library's, most recent first: the recogniser may expect their names.
+public typealias Listener = @Sendable (_ path: String, _ model: String?, _ books: [TitleMatcher.Entry]) throws -> HeardLine
 
 public enum VoiceCapture {
     /// Below this average log probability a transcript is unsure (Whisper's log_prob_threshold).
@@ -54,7 +55,7 @@ public enum VoiceCapture {
     /// --yes, stores nothing: exit 1). Returns the record printed on stdout.
     public static func capture(_ engine: CaptureEngine, path: String, model: String?, listen: Listener,
                                _ out: OutputStream) throws -> JSON {
-        let heard = try listen(path, model)
+        let heard = try listen(path, model, (try? engine.store?.recentBooks()) ?? [])
         let text = TextClasses.trim(heard.text)
         if text.isEmpty { throw IBError(Messages.text("audio_nothing_heard", path)) }
         printError(Messages.text("audio_heard", path, String(rounded(heard.averageLogProbability)),

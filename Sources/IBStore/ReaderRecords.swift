@@ -24,12 +24,13 @@ public struct ReaderRecords {
     }
 
     /// Every book's title and authors, for matching a name the reader wrote: one query.
-    public func titleEntries() throws -> [TitleMatcher.Entry] {
+    /// Every book's id, title and authors; `recentFirst`: the most recently updated first.
+    public func titleEntries(recentFirst: Bool = false) throws -> [TitleMatcher.Entry] {
         try db.query("""
             SELECT b.id, b.title, group_concat(a.name, char(31)) AS authors
             FROM books b LEFT JOIN book_authors ba ON ba.book_id = b.id LEFT JOIN authors a ON a.id = ba.author_id
             GROUP BY b.id
-            """).map { row in
+            """ + (recentFirst ? " ORDER BY b.updated_at DESC, b.rowid DESC" : "")).map { row in
             TitleMatcher.Entry(id: row.text("id") ?? "", title: row.text("title") ?? "",
                                authors: (row.text("authors") ?? "").split(separator: "\u{1F}").map(String.init))
         }

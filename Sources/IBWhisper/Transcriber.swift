@@ -83,7 +83,7 @@ public final class Transcriber {
         var audio = AudioWindowBuffer(frontEnd: frontEnd, next: next)
         try audio.fill(untilSample: Self.lookAheadSamples)
         var seek = 0
-        var allTokens: [Int] = []
+        var allTokens = initialPromptTokens()
         while true {
             try audio.fill(untilSample: (seek + LogMel.framesPerWindow) * LogMel.hop + Self.lookAheadSamples)
             audio.discard(beforeFrame: seek)
@@ -121,6 +121,13 @@ public final class Transcriber {
                 allTokens.removeFirst(allTokens.count - model.weights.textPositions)
             }
         }
+    }
+
+    /// The initial prompt as faster-whisper encodes it: a space, then the trimmed text; it leads the
+    /// previous text, so the first window's prompt is its last 223 tokens.
+    private func initialPromptTokens() -> [Int] {
+        guard let text = options.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return [] }
+        return model.tokenizer.encode(" " + text)
     }
 
     private func decodeWindow(previous: [Int]) -> WindowResult {

@@ -68,6 +68,7 @@ public struct TranscribeOptions: Sendable {
     public var beamSize: Int = 1                     // 1 = greedy
     public var language: String? = nil               // nil = "en" on .en models; multilingual models take "zh" etc.
     public var withTimestamps: Bool = true
+    public var initialPrompt: String? = nil          // text the decoder expects (faster-whisper's initial_prompt): <|startofprev|> tokens
     public init() {}
 }
 

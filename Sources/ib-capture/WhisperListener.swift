@@ -8,9 +8,9 @@ import IBCore
 import IBWhisper
 
 enum WhisperListener {
-    static let listen: Listener = { path, model in try hear(path, model: model) }
+    static let listen: Listener = { path, model, books in try hear(path, model: model, books: books) }
 
-    static func hear(_ path: String, model: String?) throws -> HeardLine {
+    static func hear(_ path: String, model: String?, books: [TitleMatcher.Entry]) throws -> HeardLine {
         guard FileSystem.exists(path) else { throw IBError("\(path): no such file") }
         guard !FileSystem.isDirectory(path) else { throw IBError("\(path): a directory, not an audio file") }
         let info: AudioInfo
@@ -22,7 +22,9 @@ enum WhisperListener {
         do { whisper = try WhisperModel(directory: directory) } catch { throw IBError("\(error)") }
         let samples = try decode(path, claimed: info.duration)
         let segments: [SpokenSegment]
-        do { segments = try Transcriber(model: whisper).transcribe(samples: samples) } catch { throw IBError("\(path): \(error)") }
+        var options = TranscribeOptions()
+        options.initialPrompt = ListeningPrompt.text(books: books, tokenizer: whisper.tokenizer)
+        do { segments = try Transcriber(model: whisper, options: options).transcribe(samples: samples) } catch { throw IBError("\(path): \(error)") }
         return combine(segments, duration: Double(samples.count) / Double(AudioDecoder.sampleRate))
     }
 
