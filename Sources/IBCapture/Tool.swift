@@ -350,19 +350,9 @@ public enum CaptureTool {
         c.text = candidates[0]
         if c.page == nil && c.badPage == nil { c.page = printed }
         if c.text?.unicodeScalars.contains(where: { $0.value >= 0x4E00 && $0.value <= 0x9FFF }) ?? false { c.language = "zh" }
-        do {
-            var record = try engine.capture(c, line: path)
-            if case .object(var o) = record {
-                o["image"] = .string(path)
-                o["ocr_confidence"] = JSON(reading.confidence)
-                o["page_from_image"] = .bool(c.page != nil && c.page == printed)
-                record = .object(o)
-            }
-            out.writeJSON(record)
-            return record
-        } catch let f as CaptureFailure {
-            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
-            throw f.error
+        return try writeCapture(engine, out, adding: [("image", .string(path)), ("ocr_confidence", JSON(reading.confidence)),
+                                                      ("page_from_image", .bool(c.page != nil && c.page == printed))]) {
+            try engine.capture(c, line: path)
         }
     }
 
@@ -432,11 +422,20 @@ public enum CaptureTool {
             throw refuse("cover_none", lines)
         }
         defer { engine.forcedBookID = nil }
+        return try writeCapture(engine, out, adding: [("image", .string(path)), ("ocr_confidence", JSON(reading.confidence))]) {
+            try engine.capture(c, line: path)
+        }
+    }
+
+    /// Captures with `capture`, adds `extra` fields to its record (in order: what the
+    /// record came from, --image or --audio) and writes it on `out`; a refusal writes
+    /// its JSON there under --json, then throws.
+    static func writeCapture(_ engine: CaptureEngine, _ out: OutputStream, adding extra: [(String, JSON)],
+                             _ capture: () throws -> JSON) throws -> JSON {
         do {
-            var record = try engine.capture(c, line: path)
+            var record = try capture()
             if case .object(var o) = record {
-                o["image"] = .string(path)
-                o["ocr_confidence"] = JSON(reading.confidence)
+                for (key, value) in extra { o[key] = value }
                 record = .object(o)
             }
             out.writeJSON(record)

@@ -69,18 +69,8 @@ public enum VoiceCapture {
             }
             throw IBError(Messages.text("audio_low", path, doubt))
         }
-        do {
-            var record = try engine.capture(spoken: text)
-            if case .object(var o) = record {
-                o["audio"] = .string(path)
-                o["heard"] = .string(text)
-                record = .object(o)
-            }
-            out.writeJSON(record)
-            return record
-        } catch let f as CaptureFailure {
-            if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
-            throw f.error
+        return try CaptureTool.writeCapture(engine, out, adding: [("audio", .string(path)), ("heard", .string(text))]) {
+            try engine.capture(spoken: text)
         }
     }
 }
