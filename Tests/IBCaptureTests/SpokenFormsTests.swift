@@ -108,14 +108,22 @@ final class SpokenFormsTests: XCTestCase {
         for (said, summary) in cases { XCTAssertEqual(parser.parseSpoken(said, names: names).summary, summary, said) }
     }
 
-    func testASpokenTitleHeardWrongAddsNoBook() throws {
-        var template = Array("/tmp/ib-capture-spoken-book-XXXXXX".utf8CString)
+    /// A capture engine on a new library in a temporary folder, on 2026-11-28;
+    /// `cleanUp` removes the library and the folder.
+    private func temporaryEngine(_ name: String) throws -> (engine: CaptureEngine, path: String, cleanUp: () -> Void) {
+        var template = Array("/tmp/ib-capture-\(name)-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         let path = dir + "/library.db"
-        defer { for f in ["", "-wal", "-shm"] { _ = unlink(path + f) }; _ = rmdir(dir) }
         var o = CaptureOptions()
         o.now = Timestamp.parse("2026-11-28T10:00:00Z")!
-        let e = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
+        o.today = Day(year: 2026, month: 11, day: 28)
+        let engine = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
+        return (engine, path, { for f in ["", "-wal", "-shm"] { _ = unlink(path + f) }; _ = rmdir(dir) })
+    }
+
+    func testASpokenTitleHeardWrongAddsNoBook() throws {
+        let (e, path, cleanUp) = try temporaryEngine("spoken-book")
+        defer { cleanUp() }
         _ = try e.capture("Want to read Sense and Sensibility by Jane Austen")
         XCTAssertThrowsError(try e.capture(spoken: "I want to read sense and sense of reality.")) { error in
             XCTAssertTrue((error as? CaptureFailure)?.error.message.contains("sense and sense of reality") == true, "\(error)")
@@ -136,14 +144,8 @@ final class SpokenFormsTests: XCTestCase {
     }
 
     func testProgressByTimeIsStoredInSeconds() throws {
-        var template = Array("/tmp/ib-capture-time-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        let path = dir + "/library.db"
-        defer { for f in ["", "-wal", "-shm"] { _ = unlink(path + f) }; _ = rmdir(dir) }
-        var o = CaptureOptions()
-        o.now = Timestamp.parse("2026-11-28T10:00:00Z")!
-        o.today = Day(year: 2026, month: 11, day: 28)
-        let e = CaptureEngine(options: o, store: try CaptureStore.open(path: path))
+        let (e, path, cleanUp) = try temporaryEngine("time")
+        defer { cleanUp() }
         let book = try e.capture("Reading Persuasion by Jane Austen")["id"]?.stringValue ?? ""
         // An audio book's pages carry their times (ib-parse on audio, migration 0170).
         let library = try Library.open(path: path)
