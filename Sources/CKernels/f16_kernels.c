@@ -288,3 +288,47 @@ void ib_dot_rows(const float *x, const float *V, int ldv, int n, int dim, float 
         out[j] = sum;
     }
 }
+
+/* ib_weighted_rows over int8 rows: the decoder's cross-attention keys and
+ * values under --compute int8, a quarter of the fp32 bytes per step. */
+AVX512 static int weighted_rows_i8_avx512(const float *p, int n, const int8_t *V, int ldv, int dim, float *out) {
+    int d = 0;
+    for (; d + 64 <= dim; d += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int j = 0; j < n; j++) {
+            const int8_t *v = V + (size_t)j * ldv + d;
+            const __m512 pj = _mm512_set1_ps(p[j]);
+            a0 = _mm512_fmadd_ps(pj, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)v))), a0);
+            a1 = _mm512_fmadd_ps(pj, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(v + 16)))), a1);
+            a2 = _mm512_fmadd_ps(pj, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(v + 32)))), a2);
+            a3 = _mm512_fmadd_ps(pj, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(v + 48)))), a3);
+        }
+        _mm512_storeu_ps(out + d, a0); _mm512_storeu_ps(out + d + 16, a1);
+        _mm512_storeu_ps(out + d + 32, a2); _mm512_storeu_ps(out + d + 48, a3);
+    }
+    for (; d + 16 <= dim; d += 16) {
+        __m512 acc = _mm512_setzero_ps();
+        for (int j = 0; j < n; j++)
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(p[j]),
+                                  _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(V + (size_t)j * ldv + d)))), acc);
+        _mm512_storeu_ps(out + d, acc);
+    }
+    return d;
+}
+
+void ib_weighted_rows_i8(const float *p, int n, const int8_t *V, int ldv, int dim, float *out) {
+    int d = avx512_selected() ? weighted_rows_i8_avx512(p, n, V, ldv, dim, out) : 0;
+    for (; d + 8 <= dim; d += 8) {
+        __m256 acc = _mm256_setzero_ps();
+        for (int j = 0; j < n; j++) {
+            const __m128i v = _mm_loadl_epi64((const __m128i *)(V + (size_t)j * ldv + d));
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(p[j]), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), acc);
+        }
+        _mm256_storeu_ps(out + d, acc);
+    }
+    for (; d < dim; d++) {
+        float acc = 0;
+        for (int j = 0; j < n; j++) acc += p[j] * (float)V[(size_t)j * ldv + d];
+        out[d] = acc;
+    }
+}

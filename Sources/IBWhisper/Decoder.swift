@@ -31,14 +31,19 @@ final class SelfAttentionCache {
 
 struct WhisperDecoder {
     let weights: WhisperWeights
+    /// Set for --compute int8: the layers' matrices as int8 codes (steps and prompts alike).
+    var int8: Int8Weights? = nil
     /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width].
     private(set) var crossKeyValues: [[Float]] = []
     /// Per layer: the keys of crossKeyValues transposed per head, [heads][headSize][1500], so that
     /// one query's scores are a weighted sum of rows (no horizontal sums).
     private var crossKeysByHead: [[Float]] = []
+    /// With --compute int8, per layer: the same keys and values as int8 codes, one scale per head and position.
+    private var crossKeys8: [QuantizedRows] = []
+    private var crossValues8: [QuantizedRows] = []
     private var audioPositions = 0
 
-    init(weights: WhisperWeights) { self.weights = weights }
+    init(weights: WhisperWeights, int8: Int8Weights? = nil) { self.weights = weights; self.int8 = int8 }
 
     func makeCache() -> SelfAttentionCache {
         SelfAttentionCache(layers: weights.decoderLayers.count, capacity: weights.textPositions, width: weights.width)
@@ -65,6 +70,10 @@ struct WhisperDecoder {
             }
             _ = heads; _ = headSize
             return t
+        }
+        if int8 != nil {
+            crossKeys8 = crossKeysByHead.map { QuantizedRows(keysByHead: $0, heads: heads, headSize: headSize, positions: n) }
+            crossValues8 = crossKeyValues.map { QuantizedRows(values: $0, heads: heads, headSize: headSize, positions: n) }
         }
     }
 
@@ -98,17 +107,18 @@ struct WhisperDecoder {
         var query = [Float](repeating: 0, count: n * d)
         var ffn = [Float](repeating: 0, count: n * w.decoderLayers[0].ffnIn.outputs)
         for (l, layer) in w.decoderLayers.enumerated() {
+            let packed = int8?.decoderLayers[l]
             layerNorm(x, into: &normed, rows: n, layer.selfNorm)
-            apply(layer.selfQKV, normed, &qkv, rows: n, gemv: useGemv)
+            apply(layer.selfQKV, packed?.selfQKV, normed, &qkv, rows: n, gemv: useGemv)
             selfAttention(qkv: qkv, rows: rows, caches: caches, layer: l, into: &context)
-            apply(layer.selfOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            apply(layer.selfOut, packed?.selfOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
             layerNorm(x, into: &normed, rows: n, layer.crossNorm)
-            apply(layer.crossQuery, normed, &query, rows: n, gemv: useGemv)
+            apply(layer.crossQuery, packed?.crossQuery, normed, &query, rows: n, gemv: useGemv)
             crossAttention(query: query, rows: n, layer: l, into: &context)
-            apply(layer.crossOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
+            apply(layer.crossOut, packed?.crossOut, context, &x, rows: n, gemv: useGemv, accumulate: true)
             layerNorm(x, into: &normed, rows: n, layer.ffnNorm)
-            apply(layer.ffnIn, normed, &ffn, rows: n, gemv: useGemv, gelu: true)
-            apply(layer.ffnOut, ffn, &x, rows: n, gemv: useGemv, accumulate: true)
+            apply(layer.ffnIn, packed?.ffnIn, normed, &ffn, rows: n, gemv: useGemv, gelu: true)
+            apply(layer.ffnOut, packed?.ffnOut, ffn, &x, rows: n, gemv: useGemv, accumulate: true)
         }
         for (h, tokens) in rows.enumerated() { caches[h].length += tokens.count }
         ib_layernorm(&x, Int32(n), Int32(d), Int32(d), w.decoderNorm.gamma, w.decoderNorm.beta, 1e-5)
@@ -146,10 +156,16 @@ struct WhisperDecoder {
         ib_layernorm(&out, Int32(rows), Int32(weights.width), Int32(weights.width), norm.gamma, norm.beta, 1e-5)
     }
 
-    private func apply(_ layer: Linear, _ input: [Float], _ output: inout [Float], rows: Int, gemv: Bool,
+    private func apply(_ layer: Linear, _ packed: PackedLinear?, _ input: [Float], _ output: inout [Float], rows: Int, gemv: Bool,
                        accumulate: Bool = false, gelu: Bool = false) {
         let flags = Int32((accumulate ? IB_GEMM_ACCUMULATE : 0) | (gelu ? IB_GEMM_GELU : 0))
-        if gemv {
+        if let packed {
+            input.withUnsafeBufferPointer { a in
+                output.withUnsafeMutableBufferPointer { c in
+                    packed.apply(rows: rows, a.baseAddress!, lda: layer.inputs, c.baseAddress!, ldc: layer.outputs, flags: flags)
+                }
+            }
+        } else if gemv {
             // A step reads each weight once: big matrices are split by output rows over the cores,
             // whose caches and memory paths then add up.
             let parts = layer.outputs // serial: under load, waking a second thread per matrix costs more than it saves
@@ -216,6 +232,7 @@ struct WhisperDecoder {
     /// Each query row attends to the window's 1500 encoder positions; heads are split over the cores.
     private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
         if n > 1 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
+        if int8 != nil { crossAttentionInt8(query: query, layer: l, into: &context); return }
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
         let scale = 1 / Float(headSize).squareRoot()
         crossKeyValues[l].withUnsafeBufferPointer { kv in
@@ -241,6 +258,32 @@ struct WhisperDecoder {
         }
     }
 
+    /// One query row against the int8 keys and values: each score and each probability is scaled by its position's scale.
+    private func crossAttentionInt8(query: [Float], layer l: Int, into context: inout [Float]) {
+        let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
+        let scale = 1 / Float(headSize).squareRoot()
+        let keys = crossKeys8[l], values = crossValues8[l]
+        var scores = [Float](repeating: 0, count: positions)
+        keys.codes.withUnsafeBufferPointer { kc in
+            values.codes.withUnsafeBufferPointer { vc in
+                query.withUnsafeBufferPointer { q in
+                    context.withUnsafeMutableBufferPointer { c in
+                        for head in 0..<heads {
+                            ib_weighted_rows_i8(q.baseAddress! + head * headSize, Int32(headSize), kc.baseAddress! + head * headSize * positions,
+                                                Int32(positions), Int32(positions), &scores)
+                            let base = head * positions
+                            for p in 0..<positions { scores[p] *= keys.scales[base + p] }
+                            ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+                            for p in 0..<positions { scores[p] *= values.scales[base + p] }
+                            ib_weighted_rows_i8(scores, Int32(positions), vc.baseAddress! + head * headSize, Int32(d), Int32(headSize),
+                                                c.baseAddress! + head * headSize)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Several rows at once (a prompt, or the hypotheses of a beam): per head, scores = Q K^T and context = softmax(scores) V as GEMMs,
     /// so the window's keys and values are read once per head, not once per row.
     private func crossAttentionBatched(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
@@ -259,6 +302,44 @@ struct WhisperDecoder {
                                 Int32(IB_GEMM_B_KN))
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Cross-attention keys or values as int8 codes with one scale per (head, position).
+struct QuantizedRows {
+    var codes: [Int8]
+    var scales: [Float]      // [heads][positions]
+
+    /// keysByHead: [heads][headSize][positions] (a head's keys transposed); codes keep that layout.
+    init(keysByHead t: [Float], heads: Int, headSize: Int, positions n: Int) {
+        codes = [Int8](repeating: 0, count: t.count)
+        scales = [Float](repeating: 0, count: heads * n)
+        for h in 0..<heads {
+            for p in 0..<n {
+                var top: Float = 0
+                for i in 0..<headSize { top = max(top, abs(t[(h * headSize + i) * n + p])) }
+                let s = top / 127, inverse = top > 0 ? 127 / top : 0
+                scales[h * n + p] = s
+                for i in 0..<headSize { codes[(h * headSize + i) * n + p] = Int8((t[(h * headSize + i) * n + p] * inverse).rounded(.toNearestOrEven)) }
+            }
+        }
+    }
+
+    /// values: the fused [positions][2 * width] keys-and-values rows; codes are [positions][width] (the values only).
+    init(values kv: [Float], heads: Int, headSize: Int, positions n: Int) {
+        let d = heads * headSize
+        codes = [Int8](repeating: 0, count: n * d)
+        scales = [Float](repeating: 0, count: heads * n)
+        for p in 0..<n {
+            for h in 0..<heads {
+                let from = p * 2 * d + d + h * headSize
+                var top: Float = 0
+                for i in 0..<headSize { top = max(top, abs(kv[from + i])) }
+                let s = top / 127, inverse = top > 0 ? 127 / top : 0
+                scales[h * n + p] = s
+                for i in 0..<headSize { codes[p * d + h * headSize + i] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
             }
         }
     }

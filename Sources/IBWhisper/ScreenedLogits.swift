@@ -11,8 +11,6 @@
 import CKernels
 import Foundation
 
-private let traceCandidates = ProcessInfo.processInfo.environment["IB_WHISPER_TRACE"] != nil
-
 extension WhisperDecoder {
     /// Logits of one hidden row [width]: exact from `exactFrom` on, and for every token
     /// below it that is not `excluded` and could be the largest.
@@ -47,10 +45,7 @@ extension WhisperDecoder {
         func bound(_ j: Int) -> Float { 0.51 * w.tokenEmbeddingScales[j] * l1 + 1e-4 }
         var floor = -Float.infinity
         for j in 0..<exactFrom where !excluded[j] { floor = max(floor, out[j] - bound(j)) }
-        var rescored = 0
-        defer { if traceCandidates { FileHandle.standardError.write(Data("rescored \(rescored)\n".utf8)) } }
         for j in 0..<exactFrom where !excluded[j] && out[j] + bound(j) >= floor {
-            rescored += 1
             w.tokenEmbedding16.withUnsafeBufferPointer { halves in
                 ib_gemv_f16(1, 1, Int32(d), x, Int32(d), halves.baseAddress! + j * d, Int32(d), nil, &out[j], 1, 0)
             }

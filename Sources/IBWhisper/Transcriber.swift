@@ -35,8 +35,9 @@ public final class Transcriber {
         self.model = model
         self.options = options
         frontEnd = LogMel(melBins: model.weights.melBins)
-        encoder = WhisperEncoder(weights: model.weights)
-        decoder = WhisperDecoder(weights: model.weights)
+        let int8 = options.compute == .int8 ? Int8Weights(model.weights) : nil
+        encoder = WhisperEncoder(weights: model.weights, int8: int8)
+        decoder = WhisperDecoder(weights: model.weights, int8: int8)
         let t = model.tokenizer
         rules = LogitRules(suppress: model.suppressTokens, suppressAtBegin: model.suppressAtBegin, endOfText: t.endOfText,
                            noTimestamps: t.noTimestamps, timestampBegin: t.timestampBegin, withTimestamps: options.withTimestamps)
@@ -95,12 +96,14 @@ public final class Transcriber {
                 continue
             }
             let features = audio.features(first: seek, count: segmentSize, padTo: LogMel.framesPerWindow)
-            let t0 = Date()
-            decoder.attend(to: encoder.encode(mel: features))
-            let t1 = Date()
+            let t0 = Trace.enabled ? Trace.cpuSeconds() : 0
+            let encoded = encoder.encode(mel: features)
+            let t1 = Trace.enabled ? Trace.cpuSeconds() : 0
+            decoder.attend(to: encoded)
+            let t2 = Trace.enabled ? Trace.cpuSeconds() : 0
             let result = decodeWindow(previous: allTokens)
-            if ProcessInfo.processInfo.environment["IB_WHISPER_TRACE"] != nil {
-                FileHandle.standardError.write(Data("window at frame \(seek): encode \(t1.timeIntervalSince(t0)) s, decode \(Date().timeIntervalSince(t1)) s, \(result.tokens.count) tokens, prompt \(min(allTokens.count, 223))\n".utf8))
+            if Trace.enabled {
+                Trace.write("window at frame \(seek): encode \(t1 - t0), cross keys \(t2 - t1), decode \(Trace.cpuSeconds() - t2) cpu s; \(result.tokens.count) tokens, prompt \(min(allTokens.count, 223))")
             }
             if result.noSpeechProbability > Self.noSpeechThreshold && !(result.averageLogProbability > Self.logProbabilityThreshold) {
                 seek += segmentSize

@@ -64,10 +64,16 @@ public struct WhisperModel: Sendable {
     public var isMultilingual: Bool { weights.vocabularySize >= 51865 }
 }
 
+/// How the model's matrices are multiplied: float32 gives the reference's tokens; int8 trades that parity for speed.
+public enum Compute: String, Sendable, CaseIterable {
+    case float32, int8
+}
+
 public struct TranscribeOptions: Sendable {
     public var beamSize: Int = 1                     // 1 = greedy
     public var language: String? = nil               // nil = "en" on .en models; multilingual models take "zh" etc.
     public var withTimestamps: Bool = true
+    public var compute: Compute = .float32           // .int8: dynamic int8 GEMMs (ib_gemm_i8), like faster-whisper's compute_type="int8"
     public var initialPrompt: String? = nil          // text the decoder expects (faster-whisper's initial_prompt): <|startofprev|> tokens
     public init() {}
 }

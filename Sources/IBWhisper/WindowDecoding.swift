@@ -16,12 +16,10 @@ struct WindowDecoder {
     let maxTextPositions: Int
 
     func decode(prompt: [Int], startOfTranscriptIndex: Int, noSpeechToken: Int, beamSize: Int) -> WindowResult {
-        let t0 = Date()
+        let t0 = Trace.enabled ? Trace.cpuSeconds() : 0
         let cache = decoder.makeCache()
         let hidden = decoder.forward(tokens: prompt, cache: cache)
-        if ProcessInfo.processInfo.environment["IB_WHISPER_TRACE"] != nil {
-            FileHandle.standardError.write(Data("prompt of \(prompt.count): \(Date().timeIntervalSince(t0)) s\n".utf8))
-        }
+        if Trace.enabled { Trace.write("prompt of \(prompt.count): \(Trace.cpuSeconds() - t0) cpu s") }
         let d = decoder.weights.width
         let sotRow = Array(hidden[(startOfTranscriptIndex * d)..<((startOfTranscriptIndex + 1) * d)])
         let sotLogits = decoder.logits(hidden: sotRow, rows: 1)
@@ -43,6 +41,8 @@ struct WindowDecoder {
         var excluded = [Bool](repeating: false, count: logits.count)
         for id in rules.suppress where id < excluded.count { excluded[id] = true }
         var sum = 0.0
+        var clock = StepClock()
+        defer { Trace.write("greedy steps \(generated.count): forward \(clock.forward) cpu s, logits \(clock.logits) cpu s") }
         for step in 0..<maxNew {
             rules.apply(&logits, generated: generated)
             var best = 0
@@ -51,8 +51,8 @@ struct WindowDecoder {
             if best == rules.endOfText { break }
             generated.append(best)
             if step == maxNew - 1 { break }
-            let hidden = decoder.forward(tokens: [best], cache: cache)
-            logits = decoder.screenedLogits(hidden: hidden, exactFrom: rules.endOfText, excluded: excluded)
+            let hidden = clock.time(\.forward) { decoder.forward(tokens: [best], cache: cache) }
+            logits = clock.time(\.logits) { decoder.screenedLogits(hidden: hidden, exactFrom: rules.endOfText, excluded: excluded) }
         }
         return WindowResult(tokens: generated, sumLogProbability: sum, noSpeechProbability: noSpeech)
     }

@@ -24,13 +24,17 @@ Options:
                       (scripts/fetch-model whisper installs it). A multilingual
                       folder of the same format transcribes other languages.
   --beam N            beam search with N hypotheses (default: 1, greedy; 1 to 16)
+  --compute TYPE      float32 (default: the reference's fp32 tokens) or int8
+                      (each matrix product on int8 codes, as faster-whisper's
+                      compute_type=int8: faster, and words may differ slightly)
   --language CODE     the spoken language on a multilingual model, e.g. zh
                       (default: en; English-only models take only en)
   -h, --help          show this help
       --version       show the version, the commit and the model
 
 Environment: IB_WHISPER_DIR, XDG_DATA_HOME, IB_THREADS (threads, default all
-cores), IB_KERNELS=avx2 (force the AVX2 kernels).
+cores), IB_KERNELS=avx2 (force the AVX2 kernels), IB_WHISPER_TRACE (CPU
+seconds per window on stderr).
 Exit status: 0 ok, 1 input or runtime error (one line naming the file),
 2 usage error. See ib-transcribe(1).
 """
@@ -38,7 +42,7 @@ Exit status: 0 ok, 1 input or runtime error (one line naming the file),
 runTool("ib-transcribe") {
     let args = try Arguments(Array(CommandLine.arguments.dropFirst()), options: [
         .init("model", takesValue: true), .init("beam", takesValue: true), .init("language", takesValue: true),
-        .init("help", short: "h"), .init("version"),
+        .init("compute", takesValue: true), .init("help", short: "h"), .init("version"),
     ])
     if args.has("help") { print(help); return }
     let modelFlag = try args.path("model")
@@ -52,6 +56,12 @@ runTool("ib-transcribe") {
     }
     var options = TranscribeOptions()
     options.beamSize = try args.int("beam", min: 1, max: 16) ?? 1
+    if let compute = args.value("compute") {
+        guard let chosen = Compute(rawValue: compute) else {
+            throw IBError.usage("--compute: \(Arguments.shown(compute)) is not float32 or int8")
+        }
+        options.compute = chosen
+    }
     if let language = args.value("language") {
         guard !language.isEmpty, language.count <= 8, language.allSatisfy({ $0.isLetter || $0 == "-" }) else {
             throw IBError.usage("--language: \(Arguments.shown(language)) is not a language code such as en or zh")

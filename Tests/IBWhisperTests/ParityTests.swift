@@ -79,6 +79,39 @@ final class ParityTests: XCTestCase {
         }
     }
 
+    /// --compute int8 gives up exact parity for speed: the words must stay as good (LibriVox WER <= 0.08,
+    /// every file within a few words of the reference), and the AVX2 path must give the VNNI path's tokens.
+    func testInt8ComputeStaysCloseToTheReference() throws {
+        let model = try WhisperTestModel.load()
+        var options = TranscribeOptions()
+        options.compute = .int8
+        let transcriber = Transcriber(model: model, options: options)
+        var errors = 0, words = 0, identical = 0
+        let files = try Self.referenceFiles()
+        var tokens: [String: [[Int]]] = [:]
+        for file in files {
+            let got = try transcriber.transcribe(samples: try Self.samples(file.file))
+            tokens[file.file] = got.map(\.tokens)
+            if got.map(\.tokens) == file.segments.map(\.tokens) { identical += 1 }
+            let reference = WordErrorRate.normalize(file.segments.map(\.text).joined(separator: " "))
+            let distance = WordErrorRate.editDistance(reference, WordErrorRate.normalize(got.map(\.text).joined(separator: " ")))
+            XCTAssertLessThanOrEqual(Double(distance), max(2, 0.1 * Double(reference.count)), "\(file.file): int8 text \(got.map(\.text))")
+            if file.file.contains("librivox") {
+                let transcript = WordErrorRate.normalize(file.transcript)
+                errors += WordErrorRate.editDistance(transcript, WordErrorRate.normalize(got.map(\.text).joined(separator: " ")))
+                words += transcript.count
+            }
+        }
+        print("whisper int8: \(identical)/\(files.count) files with the fp32 reference's tokens; LibriVox WER \(errors)/\(words)")
+        XCTAssertLessThanOrEqual(Double(errors) / Double(max(words, 1)), 0.08)
+        defer { ib_kernels_select(1) }
+        XCTAssertEqual(ib_kernels_select(0), 0)
+        let narrow = Transcriber(model: model, options: options)
+        for file in files.filter({ $0.file.hasSuffix("0870.wav") || $0.file.hasSuffix("synthetic-04.wav") }) {
+            XCTAssertEqual(try narrow.transcribe(samples: try Self.samples(file.file)).map(\.tokens), tokens[file.file], "AVX2 int8: \(file.file)")
+        }
+    }
+
     func testAudioInSmallBlocksGivesTheSameSegments() throws {
         let model = try WhisperTestModel.load()
         let transcriber = Transcriber(model: model)

@@ -97,6 +97,30 @@ void ib_dot_rows(const float *x, const float *V, int ldv, int n, int dim, float 
 /* out[dim] = sum over j < n of p[j] * V[j, 0..<dim] (row stride ldv). */
 void ib_weighted_rows(const float *p, int n, const float *V, int ldv, int dim, float *out);
 
+/* ib_weighted_rows with int8 V: out[dim] = sum over j < n of p[j] * V[j, 0..<dim]. */
+void ib_weighted_rows_i8(const float *p, int n, const int8_t *V, int ldv, int dim, float *out);
+
+/* ---- int8 side (i8_gemm.c): dynamic int8, for Whisper's --compute int8 ---- */
+
+/* Bytes of the packed int8 form of a weight W[N, K]. */
+size_t ib_i8_packed_bytes(int N, int K);
+
+/* Quantises fp32 W[N, K] (a weight as stored: out x in) one row at a time
+ * (ib_quantize_i8: scales[n] = max|w| / 127) and packs the codes for
+ * ib_gemm_i8 (packed: ib_i8_packed_bytes(N, K)); sums[n] = the row's codes summed. */
+void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int32_t *sums);
+
+/* C[M, N] = A[M, K] * W^T + bias[N], W packed by ib_i8_pack; each row of A is
+ * quantised to int8 with its own scale, products are summed exactly in int32
+ * (AVX-512 VNNI when the CPU has it, else AVX2 with identical results), then
+ * scaled back. flags: IB_GEMM_ACCUMULATE or IB_GEMM_GELU. bias may be NULL.
+ * Uses per-thread buffers; safe to call from several threads at once. */
+void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *packed, const float *scales,
+                const int32_t *sums, const float *bias, float *C, int ldc, int flags);
+
+/* Whether ib_gemm_i8 runs the AVX-512 VNNI tiles (else the AVX2 ones). */
+int ib_i8_uses_vnni(void);
+
 #ifdef __cplusplus
 }
 #endif
