@@ -12,7 +12,7 @@ extension CaptureParser {
         if let subject = TimeLexicon.subjects.first(where: { SpokenLine.starts(words, 0, $0) }) { i = subject.count }
         guard let lead = TimeLexicon.leads.first(where: { SpokenLine.starts(words, i, $0) }) else { return nil }
         i += lead.count
-        guard let time = SpokenNumbers.time(w, i) else { return nil }
+        guard let time = SpokenNumbers.time(w, i) ?? (i < w.count ? SpokenNumbers.hyphenClock(w[i]).map({ ($0, 1) }) : nil) else { return nil }
         i += time.count
         var c = Capture(intent: .progress)
         c.seconds = time.seconds

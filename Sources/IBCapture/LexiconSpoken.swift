@@ -57,6 +57,12 @@ enum SpokenLexicon {
     static let chapterLeads: Set<String> = ["in", "from", "on"]
     /// Before a book's name: "note for Moby Dick", "quote from Persuasion".
     static let bookLeads: Set<String> = ["for", "from", "of", "in", "on"]
+    /// How Whisper writes "for" when it hears a number ("OK Note 4 Crime and Punishment"): a lead
+    /// only where a name of the library follows exactly.
+    static let forSoundAlikes: Set<String> = ["4", "four"]
+    /// How Whisper writes "note" at the start of a line ("Not for Moby Dick. Chapter 40."): the
+    /// keyword only where a page, chapter or book follows it.
+    static let noteSoundAlikes: Set<String> = ["not", "no", "knot"]
     /// After one of these a name must follow: no book heard there is an unknown book, never text.
     static let bookLeadsThatName: Set<String> = ["for", "from"]
     /// After a page, these name the book too: "page 22 of Crime and Punishment".

@@ -105,6 +105,14 @@ extension CaptureParser {
             }
             return c
         }
+        // "Not for Moby Dick. Chapter 40. ...": Whisper's "note", when a header follows it.
+        if words.count > 2, SpokenLexicon.noteSoundAlikes.contains(words[0].word) {
+            var c = SpokenLine(names: names).keywordCapture(.note, Array(words[1...]))
+            if c.intent == .note, c.page != nil || c.chapter != nil || c.book != nil, let t = c.text, t.contains(where: \.isLetter) {
+                c.tags = tags
+                return c
+            }
+        }
         var line = SpokenLine.rewriteCounts(words)
         for t in tags { line += " #" + t }
         return parse(line)
@@ -250,11 +258,12 @@ struct SpokenLine {
             if let n = readChapter(words, i, &h) { i = n; afterPage = false; continue }
             let w = words[i].word
             let leads = afterPage ? SpokenLexicon.bookLeads : SpokenLexicon.bookLeadsThatName.union(["of"])
+            let soundsLikeFor = forSoundAlike(words, i)
             // "Question for" and nothing after: the name was not heard (a cut-off line), never the text "for".
             if h.book == nil, SpokenLexicon.bookLeadsThatName.contains(w), i + 1 == words.count {
                 h.failure = "spoken_unknown_book"; return i
             }
-            if h.book == nil, leads.contains(w), i + 1 < words.count {
+            if h.book == nil, leads.contains(w) || soundsLikeFor, i + 1 < words.count {
                 let found = forced[i + 1].map { [$0] } ?? names.matches(words, i + 1)
                 if let k = found.first {
                     let heard = words[(i + 1)..<(i + 1 + k)].map { Text.strip($0.raw, SpokenLine.edge) }.joined(separator: " ")
@@ -293,8 +302,8 @@ struct SpokenLine {
             return k
         }
         // "the seventy third page"
-        if j < words.count, words[j].word == SpokenLexicon.the, let n = SpokenNumbers.number(words.map(\.word), j + 1), n.ordinal,
-           j + 1 + n.count < words.count, SpokenLexicon.pageWords.contains(words[j + 1 + n.count].word) {
+        if j < words.count, words[j].word == SpokenLexicon.the,
+           let n = SpokenNumbers.ordinal(words.map(\.word), j + 1, before: SpokenLexicon.pageWords) {
             h.page = n.value
             return j + 2 + n.count
         }
@@ -310,12 +319,17 @@ struct SpokenLine {
             if let n = SpokenNumbers.number(words.map(\.word), j + 1) { h.chapter = String(n.value); return j + 1 + n.count }
             if j + 1 < words.count, let r = CalendarWords.roman(words[j + 1].word) { h.chapter = String(r); return j + 2 }
         }
-        if j < words.count, words[j].word == SpokenLexicon.the, let n = SpokenNumbers.number(words.map(\.word), j + 1), n.ordinal,
-           j + 1 + n.count < words.count, SpokenLexicon.chapterWords.contains(words[j + 1 + n.count].word) {
+        if j < words.count, words[j].word == SpokenLexicon.the,
+           let n = SpokenNumbers.ordinal(words.map(\.word), j + 1, before: SpokenLexicon.chapterWords) {
             h.chapter = String(n.value)
             return j + 2 + n.count
         }
         return nil
+    }
+
+    /// "4" or "four" heard for "for": only right before a name of the library, as written.
+    func forSoundAlike(_ words: [SpokenWord], _ i: Int) -> Bool {
+        SpokenLexicon.forSoundAlikes.contains(words[i].word) && i + 1 < words.count && !names.matches(words, i + 1).isEmpty
     }
 
     /// When a book name could end at two places (titles "Dune" and "Dune Messiah"),
@@ -324,7 +338,7 @@ struct SpokenLine {
         guard forced.isEmpty else { return nil }
         var i = 0
         while i < words.count - 1 {
-            if SpokenLexicon.bookLeads.contains(words[i].word) {
+            if SpokenLexicon.bookLeads.contains(words[i].word) || forSoundAlike(words, i) {
                 let ks = names.matches(words, i + 1)
                 if ks.count >= 2 {
                     let a = keywordCapture(intent, words, splitAt: [i + 1: ks[0]])
@@ -375,8 +389,8 @@ struct SpokenLine {
         var i = 0
         while i < words.count {
             // "the ninety first page" -> "page 91"
-            if w[i] == SpokenLexicon.the, let n = SpokenNumbers.number(w, i + 1), n.ordinal, i + 1 + n.count < w.count,
-               SpokenLexicon.pageWords.contains(w[i + 1 + n.count]) || SpokenLexicon.chapterWords.contains(w[i + 1 + n.count]) {
+            if w[i] == SpokenLexicon.the,
+               let n = SpokenNumbers.ordinal(w, i + 1, before: SpokenLexicon.pageWords.union(SpokenLexicon.chapterWords)) {
                 out.append(w[i + 1 + n.count]); out.append(String(n.value) + trailing(words[i + 1 + n.count].raw))
                 i += 2 + n.count; continue
             }

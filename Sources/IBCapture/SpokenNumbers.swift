@@ -24,6 +24,10 @@ enum SpokenNumbers {
                let rest = Text.int(w[i + 2]) ?? belowHundred(w, i + 2).map(\.value), rest < 100 {
                 return Reading(value: n + rest, count: Text.int(w[i + 2]) != nil ? 3 : 2 + belowHundred(w, i + 2)!.count, ordinal: false)
             }
+            // "40, 7": Whisper's digits for "forty seven" said slowly, the unit apart.
+            if n >= 20, n < 100, n % 10 == 0, i + 1 < w.count, w[i + 1].count == 1, let unit = Text.int(w[i + 1]), unit > 0 {
+                return Reading(value: n + unit, count: 2, ordinal: false)
+            }
             return Reading(value: n, count: 1, ordinal: false)
         }
         if w[i].first?.isNumber == true, let n = CalendarWords.number(w[i], romanAllowed: false) {
@@ -87,6 +91,29 @@ enum SpokenNumbers {
         return Reading(value: n, count: 1, ordinal: false)
     }
 
+    /// The ordinal at `w[i]` directly before one of `nouns`: "ninety first" in "the ninety first page".
+    static func ordinal(_ w: [String], _ i: Int, before nouns: Set<String>) -> Reading? {
+        for reading in [number(w, i), misheardTens(w, i)] {
+            if let r = reading, r.ordinal, i + r.count < w.count, nouns.contains(w[i + r.count]) { return r }
+        }
+        return nil
+    }
+
+    /// "17th third" (Whisper's "the 17th third page" for "the seventy third page"): a teen and
+    /// a unit ordinal after it say nothing as a teen, and teens and tens sound alike; read as
+    /// the tens and the unit (73). Only `ordinal(_:_:before:)` asks, where an ordinal must stand.
+    static func misheardTens(_ w: [String], _ i: Int) -> Reading? {
+        guard i < w.count else { return nil }
+        // "17th third", or as one word, "17th-third".
+        let parts = w[i].split(separator: "-").map(String.init)
+        let (first, second, count) = parts.count == 2 ? (parts[0], parts[1], 1) : (w[i], i + 1 < w.count ? w[i + 1] : "", 2)
+        guard let unit = CalendarWords.ordinals[second], (1...9).contains(unit) else { return nil }
+        let teen = Text.int(first) ?? CalendarWords.cardinals[first] ?? CalendarWords.ordinals[first]
+            ?? (first.first?.isNumber == true ? CalendarWords.number(first, romanAllowed: false) : nil)
+        guard let t = teen, (13...19).contains(t) else { return nil }
+        return Reading(value: (t - 10) * 10 + unit, count: count, ordinal: true)
+    }
+
     // MARK: time
 
     /// A position or length in time at `w[i]`: "1:02:30", "45:10" (minutes and seconds),
@@ -133,6 +160,16 @@ enum SpokenNumbers {
         }
         guard parts[1].count == 2, v[1] < 60 else { return nil }
         return v[0] * 60 + v[1]
+    }
+
+    /// "1-2-30": how Whisper writes "one oh two thirty" said as a time (hours, minutes with
+    /// the "oh" lost, seconds). Read only where a time must follow a lead ("at", "listened to"),
+    /// never elsewhere: "11-28-26" in other words is no time.
+    static func hyphenClock(_ word: String) -> Int? {
+        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count <= 2, parts[1].count <= 2, parts[2].count == 2,
+              let h = Text.int(parts[0]), let m = Text.int(parts[1]), let s = Text.int(parts[2]), m < 60, s < 60 else { return nil }
+        return h * 3600 + m * 60 + s
     }
 
     /// Seconds as a clock: 8100 -> "2:15:00", 75 -> "0:01:15".

@@ -8,6 +8,10 @@ import IBCore
 import IBWhisper
 
 enum WhisperListener {
+    /// A capture line is a few seconds: a beam of 5 (faster-whisper's default) costs little there and
+    /// heard more of the spoken set than greedy decoding ("At 1-2-30" where greedy wrote "1-2-3rd").
+    static let beamSize = 5
+
     static let listen: Listener = { path, model, books in try hear(path, model: model, books: books) }
 
     static func hear(_ path: String, model: String?, books: [TitleMatcher.Entry]) throws -> HeardLine {
@@ -24,6 +28,7 @@ enum WhisperListener {
         let segments: [SpokenSegment]
         var options = TranscribeOptions()
         options.initialPrompt = ListeningPrompt.text(books: books, tokenizer: whisper.tokenizer)
+        options.beamSize = beamSize
         do { segments = try Transcriber(model: whisper, options: options).transcribe(samples: samples) } catch { throw IBError("\(path): \(error)") }
         return combine(segments, duration: Double(samples.count) / Double(AudioDecoder.sampleRate))
     }

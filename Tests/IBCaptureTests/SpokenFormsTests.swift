@@ -143,6 +143,53 @@ final class SpokenFormsTests: XCTestCase {
         XCTAssertEqual(parser.parse("at 1:75:00 in Persuasion").intent, .unknown)
     }
 
+    /// Whisper wrote "at one oh two thirty in persuasion" as "At 1-2-30 in Persuasion." (beam 5, Festival's slt
+    /// voice with reverberation): a hyphenated time is a time right after a time lead, and nowhere else.
+    func testAHyphenatedTimeAfterALeadIsATime() {
+        XCTAssertEqual(parser.parseSpoken("At 1-2-30 in Persuasion.", names: names).summary, "progress book=Persuasion seconds=3750")
+        XCTAssertEqual(parser.parseSpoken("listened to 2-15-00 of persuasion", names: names).summary, "progress book=persuasion seconds=8100")
+        XCTAssertEqual(SpokenNumbers.hyphenClock("1-02-30"), 3750)
+        for word in ["1-75-30", "1-2-3", "2026-11-28", "40-41", "1-2-300", "a-b-cd"] { XCTAssertNil(SpokenNumbers.hyphenClock(word), word) }
+        // Elsewhere it is no time: a plan's date stays as said.
+        XCTAssertNotEqual(parser.parseSpoken("I'm on page 11-28-26", names: names).seconds, 4106)
+    }
+
+    /// Whisper wrote "quote from the seventy third page" as "Quote from the 17th third page," (Festival's kal
+    /// voice with reverberation, greedy and beam 5 alike): a teen before a unit ordinal, where an ordinal
+    /// page or chapter stands, is the tens it sounds like. Elsewhere a teen stays a teen.
+    func testATeenBeforeAUnitOrdinalIsTheTensItSoundsLike() {
+        XCTAssertEqual(parser.parseSpoken("Quote from the 17th third page, the soul that comes die with the color of its thoughts and quote.", names: names).summary,
+                       "quote page=73 text=the soul that comes die with the color of its thoughts")
+        XCTAssertEqual(parser.parseSpoken("i'm on the seventeenth third page of moby dick", names: names).summary, "progress book=moby dick page=73")
+        XCTAssertEqual(parser.parseSpoken("note the fourteen second chapter he thanks them", names: names).summary, "note chapter=42 text=he thanks them")
+        XCTAssertEqual(parser.parseSpoken("i'm on the seventeenth page", names: names).summary, "progress page=17")
+        XCTAssertEqual(SpokenNumbers.number(words("17th third"), 0)?.value, 17)
+        XCTAssertNil(SpokenNumbers.misheardTens(words("twelve third"), 0))
+        XCTAssertNil(SpokenNumbers.misheardTens(words("17th tenth"), 0))
+    }
+
+    /// Forms Whisper tiny.en wrote for the spoken set's lines (Festival and espeak-ng voices, with the
+    /// capture prompt or without it): "for" as "4", "note" as "Not"/"No", "forty seven" as "40, 7".
+    func testSoundAlikeKeywordsLeadsAndNumbers() {
+        let library = SpokenNames(titles: ["Moby Dick", "Crime and Punishment", "Persuasion"], authors: ["Herman Melville"])
+        let cases: [(String, String)] = [
+            ("OK Note 4 Crime and Punishment Roscoe Olnikov's Fever follows every decision he makes.",
+             "note book=Crime and Punishment text=Roscoe Olnikov's Fever follows every decision he makes."),
+            ("Not for Moby Dick. Chapter 40. To the whiteness of the whale is about their hashtags and bulls.",
+             "note book=Moby Dick chapter=40 text=To the whiteness of the whale is about their hashtags and bulls."),
+            ("No chapter 3 of you thanks, each of his teachers by name.", "note chapter=3 text=of you thanks, each of his teachers by name."),
+            ("OK, I'm on page 40, 7 of Moby Dick.", "progress book=Moby Dick page=47"),
+            ("Quote from the 17th-third page, the soul that comes die and quote.", "quote page=73 text=the soul that comes die"),
+            // No name after "4": a number of the words; nothing after "no": no note.
+            ("note 4 things to remember", "note text=4 things to remember"),
+        ]
+        for (said, summary) in cases { XCTAssertEqual(parser.parseSpoken(said, names: library).summary, summary, said) }
+        // "Not"/"No" is a note only before a header; a book that is not in the library is refused, never a note.
+        for said in ["no for middlemarch it is long", "not yet", "No, not this one."] {
+            XCTAssertNotEqual(parser.parseSpoken(said, names: library).intent, .note, said)
+        }
+    }
+
     func testProgressByTimeIsStoredInSeconds() throws {
         let (e, path, cleanUp) = try temporaryEngine("time")
         defer { cleanUp() }
