@@ -5,6 +5,7 @@
  *
  *   ib_i8_packed_bytes  bytes of a packed [N, K] weight
  *   ib_i8_pack          quantise and pack fp32 W[N, K]: codes, row scales, row sums
+ *   ib_i8_pack_codes    pack int8 codes quantised elsewhere (one scale a row)
  *   ib_gemm_i8          C[M, N] = A[M, K] * W^T + bias [, accumulate | GELU]
  *
  * Why: a Whisper window is 1,500 positions through GEMMs that are bound by
@@ -40,22 +41,28 @@ size_t ib_i8_packed_bytes(int N, int K) {
     return (size_t)blocks_of(N) * BLOCK * (size_t)round4(K);
 }
 
-void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int32_t *sums) {
+void ib_i8_pack_codes(const int8_t *codes, int N, int K, int8_t *packed, int32_t *sums) {
     if (N <= 0 || K <= 0) return;
     const int K4 = round4(K);
     memset(packed, 0, ib_i8_packed_bytes(N, K));
-    int8_t *codes = malloc((size_t)K);
-    if (!codes) abort();
     for (int n = 0; n < N; n++) {
-        ib_quantize_i8(W + (size_t)n * K, K, codes, &scales[n]);
-        int32_t sum = 0;
+        const int8_t *row = codes + (size_t)n * K;
         int8_t *block = packed + (size_t)(n / BLOCK) * BLOCK * K4;
+        int32_t sum = 0;
         for (int k = 0; k < K; k++) {
-            block[(size_t)(k / 4) * BLOCK * 4 + (n % BLOCK) * 4 + k % 4] = codes[k];
-            sum += codes[k];
+            block[(size_t)(k / 4) * BLOCK * 4 + (n % BLOCK) * 4 + k % 4] = row[k];
+            sum += row[k];
         }
         sums[n] = sum;
     }
+}
+
+void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int32_t *sums) {
+    if (N <= 0 || K <= 0) return;
+    int8_t *codes = malloc((size_t)N * K);
+    if (!codes) abort();
+    for (int n = 0; n < N; n++) ib_quantize_i8(W + (size_t)n * K, K, codes + (size_t)n * K, &scales[n]);
+    ib_i8_pack_codes(codes, N, K, packed, sums);
     free(codes);
 }
 

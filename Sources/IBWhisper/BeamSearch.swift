@@ -55,7 +55,7 @@ struct BeamSearch {
             caches = current
             beams = next
             let hidden = decoder.forward(rows: beams.map { [$0.tokens.last!] }, caches: caches)
-            let all = decoder.logits(hidden: hidden, rows: beams.count)
+            let all = decoder.beamLogits(hidden: hidden, rows: beams.count)
             let vocabulary = decoder.weights.vocabularySize
             logitRows = (0..<beams.count).map { Array(all[($0 * vocabulary)..<(($0 + 1) * vocabulary)]) }
         }

@@ -125,7 +125,21 @@ struct WhisperDecoder {
         return x
     }
 
-    /// logits[rows, vocabulary] of final hidden states: the embedding as the output projection.
+    /// logits[rows, vocabulary] of a beam's hypotheses: with --compute int8 from the embedding's
+    /// int8 codes (half the bytes of a step), else exact.
+    func beamLogits(hidden: [Float], rows: Int) -> [Float] {
+        guard let int8 else { return logits(hidden: hidden, rows: rows) }
+        let d = weights.width, vocabulary = weights.vocabularySize
+        var out = [Float](repeating: 0, count: rows * vocabulary)
+        hidden.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { o in
+                int8.embedding.applyByColumns(rows: rows, x.baseAddress!, lda: d, o.baseAddress!, ldc: vocabulary)
+            }
+        }
+        return out
+    }
+
+    /// logits[rows, vocabulary] of final hidden states: the embedding (fp16 as stored) as the output projection.
     func logits(hidden: [Float], rows: Int) -> [Float] {
         let w = weights, d = w.width, vocabulary = w.vocabularySize
         var out = [Float](repeating: 0, count: rows * vocabulary)

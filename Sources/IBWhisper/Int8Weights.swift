@@ -28,6 +28,21 @@ struct PackedLinear: Sendable {
         self.inputs = inputs
     }
 
+    /// From int8 codes [outputs, inputs] quantised one scale a row elsewhere; no bias.
+    init(codes: [Int8], scales: [Float], outputs: Int, inputs: Int) {
+        var sums = [Int32](repeating: 0, count: outputs)
+        let bytes = ib_i8_packed_bytes(Int32(outputs), Int32(inputs))
+        packed = [Int8](unsafeUninitializedCapacity: bytes) { out, initialized in
+            ib_i8_pack_codes(codes, Int32(outputs), Int32(inputs), out.baseAddress!, &sums)
+            initialized = bytes
+        }
+        self.scales = scales
+        self.sums = sums
+        bias = [Float](repeating: 0, count: outputs)
+        self.outputs = outputs
+        self.inputs = inputs
+    }
+
     init(_ linear: Linear) {
         self.init(weight: linear.weight.isEmpty ? WhisperDecoder.widen(linear.weight16) : linear.weight,
                   bias: linear.bias, outputs: linear.outputs, inputs: linear.inputs)
@@ -51,6 +66,28 @@ struct PackedLinear: Sendable {
     }
 }
 
+extension PackedLinear {
+    /// The same product with the outputs (whole packed blocks of 16) split over the cores: for a few rows
+    /// against a wide matrix, such as the hypotheses of a beam against the vocabulary.
+    func applyByColumns(rows: Int, _ a: UnsafePointer<Float>, lda: Int, _ c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let blockBytes = 16 * ((inputs + 3) & ~3), blocks = (outputs + 15) / 16
+        packed.withUnsafeBufferPointer { w in
+            scales.withUnsafeBufferPointer { s in
+                sums.withUnsafeBufferPointer { t in
+                    bias.withUnsafeBufferPointer { b in
+                        Parallel.ranges(blocks, minimumPerPart: 256) { part in
+                            let first = part.lowerBound * 16, count = min(outputs, part.upperBound * 16) - first
+                            ib_gemm_i8(Int32(rows), Int32(count), Int32(inputs), a, Int32(lda),
+                                       w.baseAddress! + part.lowerBound * blockBytes, s.baseAddress! + first, t.baseAddress! + first,
+                                       b.baseAddress! + first, c + first, Int32(ldc), 0)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 struct PackedEncoderLayer: Sendable {
     let qkv, attentionOut, ffnIn, ffnOut: PackedLinear
 }
@@ -65,8 +102,11 @@ struct Int8Weights: Sendable {
     let conv2: PackedLinear
     let encoderLayers: [PackedEncoderLayer]
     let decoderLayers: [PackedDecoderLayer]
+    /// The output projection from the int8 codes the screening pass already keeps, for a beam's rows.
+    let embedding: PackedLinear
 
     init(_ w: WhisperWeights) {
+        embedding = PackedLinear(codes: w.tokenEmbedding8, scales: w.tokenEmbeddingScales, outputs: w.vocabularySize, inputs: w.width)
         conv1 = PackedLinear(weight: w.conv1Weight, bias: w.conv1Bias, outputs: w.width, inputs: 3 * w.melBins)
         conv2 = PackedLinear(weight: w.conv2Weight, bias: w.conv2Bias, outputs: w.width, inputs: 3 * w.width)
         encoderLayers = w.encoderLayers.map {

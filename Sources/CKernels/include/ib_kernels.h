@@ -110,6 +110,9 @@ size_t ib_i8_packed_bytes(int N, int K);
  * ib_gemm_i8 (packed: ib_i8_packed_bytes(N, K)); sums[n] = the row's codes summed. */
 void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int32_t *sums);
 
+/* The same packing for codes already quantised one scale a row (codes[N, K]). */
+void ib_i8_pack_codes(const int8_t *codes, int N, int K, int8_t *packed, int32_t *sums);
+
 /* C[M, N] = A[M, K] * W^T + bias[N], W packed by ib_i8_pack; each row of A is
  * quantised to int8 with its own scale, products are summed exactly in int32
  * (AVX-512 VNNI when the CPU has it, else AVX2 with identical results), then
