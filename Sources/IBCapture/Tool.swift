@@ -168,6 +168,7 @@ public enum CaptureTool {
         .init("private"), .init("help", short: "h"), .init("version"),
         .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
         .init("audio", takesValue: true), .init("model", takesValue: true), .init("spoken"),
+        .init("style", takesValue: true), .init("size", takesValue: true), .init("output", short: "o", takesValue: true), .init("svg"),
     ] }
 
     /// `listen` transcribes --audio files (ib-capture's main hands in Whisper); nil: --audio is refused.
@@ -186,6 +187,8 @@ public enum CaptureTool {
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
+        } else if let s = try Suggestions.nowFromEnvironment() {
+            opts.now = s
         }
         if let t = args.value("today") {
             guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage(Messages.text("bad_today", t)) }
@@ -196,24 +199,43 @@ public enum CaptureTool {
         let out = OutputStream.standardOutput
         var positionals = args.positionals
         let sub = positionals.first
-        if sub == "status" || sub == "export" || sub == "import" {
+        let pictureOptions = ["style", "size", "output"].filter { args.value($0) != nil } + (args.has("svg") ? ["svg"] : [])
+        if !pictureOptions.isEmpty && !["card", "chart", "status", "export"].contains(sub ?? "") {
+            throw IBError.usage("--\(pictureOptions[0]) goes with card, chart, status --format svg|png or export --format cards")
+        }
+        if ["status", "export", "import", "card", "chart", "suggest"].contains(sub ?? "") {
             positionals.removeFirst()
             let store = try CaptureStore.open(path: db, create: sub == "import")
             let today = opts.today ?? Day(seconds: opts.now)
             switch sub {
+            case "card":
+                try PictureCommands.card(store, positionals, args, today: today, out)
+            case "chart":
+                try PictureCommands.chart(store, positionals, args, today: today, out)
+            case "suggest":
+                if args.value("format") != nil || !positionals.isEmpty { throw IBError.usage("suggest takes only --json (and --private)") }
+                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"), now: opts.now)
+                PictureCommands.suggest(s, json: args.has("json"), out)
             case "status":
-                let format = try args.choice("format", ["text", "json", "waybar"]) ?? (args.has("json") ? "json" : "text")
-                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"))
+                let format = try args.choice("format", ["text", "json", "waybar", "svg", "png"]) ?? (args.has("json") ? "json" : "text")
+                if format != "svg" && format != "png" && !pictureOptions.isEmpty {
+                    throw IBError.usage("--\(pictureOptions[0]) goes with status --format svg or png")
+                }
+                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"), now: opts.now)
                 switch format {
                 case "json": out.writeJSON(s)
                 case "waybar": out.writeJSON(StatusReport.waybar(s))
+                case "svg", "png": try PictureCommands.statusPicture(s, format: format, args, out)
                 default:
                     // On a terminal, captured text cannot steer it (escape sequences shown, not run).
                     let terminal = Terminal.stdoutIsTerminal
                     let shown = { (s: String) -> String in terminal ? TerminalText.safe(s) : s }
                     for l in StatusReport.lines(s) { out.write(shown(l) + "\n") }
                 }
+            case "export" where args.value("format") == "cards":
+                printError("ib-capture: wrote \(try PictureCommands.exportCards(store, positionals, args)) cards")
             case "export":
+                if !pictureOptions.isEmpty { throw IBError.usage("--\(pictureOptions[0]) goes with export --format cards") }
                 guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
                 guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
                 try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out,

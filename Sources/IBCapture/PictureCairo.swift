@@ -1,0 +1,112 @@
+// A Picture drawn to a PNG through cairo, its text shaped and set by pango
+// (fontconfig picks a CJK face for the characters the Latin one lacks).
+import IBCore
+
+public enum PictureCairo {
+    static let formatARGB32: Int32 = 0
+
+    public static func writePNG(_ picture: Picture, to path: String) throws {
+        let c = try CairoPango.library()
+        guard let surface = c.imageSurfaceCreate(formatARGB32, Int32(picture.width), Int32(picture.height)),
+              c.surfaceStatus(surface) == 0 else {
+            throw IBError("cannot make a \(picture.width)x\(picture.height) picture (too large?)")
+        }
+        defer { c.surfaceDestroy(surface) }
+        let cr = c.create(surface)
+        defer { c.destroy(cr) }
+        let layout = c.createLayout(cr)
+        defer { c.unref(layout) }
+        var fonts: [String: CPointer] = [:]
+        defer { for f in fonts.values { c.fontFree(f) } }
+        for shape in picture.shapes {
+            switch shape {
+            case let .rect(x, y, w, h, fill, radius):
+                c.setSourceRGBA(cr, fill.r, fill.g, fill.b, 1)
+                if radius > 0 {
+                    let r = min(radius, w / 2, h / 2)
+                    c.newPath(cr)
+                    c.arc(cr, x + w - r, y + r, r, -Double.pi / 2, 0)
+                    c.arc(cr, x + w - r, y + h - r, r, 0, Double.pi / 2)
+                    c.arc(cr, x + r, y + h - r, r, Double.pi / 2, Double.pi)
+                    c.arc(cr, x + r, y + r, r, Double.pi, 3 * Double.pi / 2)
+                    c.closePath(cr)
+                } else {
+                    c.rectangle(cr, x, y, w, h)
+                }
+                c.fill(cr)
+            case let .line(x1, y1, x2, y2, width, color):
+                c.setSourceRGBA(cr, color.r, color.g, color.b, 1)
+                c.setLineWidth(cr, width)
+                c.newPath(cr); c.moveTo(cr, x1, y1); c.lineTo(cr, x2, y2); c.stroke(cr)
+            case let .arc(cx, cy, r, from, to, width, color):
+                guard to > from else { continue }
+                c.setSourceRGBA(cr, color.r, color.g, color.b, 1)
+                c.setLineWidth(cr, width)
+                c.setLineCap(cr, to - from >= 359.99 ? 0 : 1)  // butt for a full circle, round for an arc
+                c.newPath(cr)
+                c.arc(cr, cx, cy, r, (from - 90) * Double.pi / 180, (to - 90) * Double.pi / 180)
+                c.stroke(cr)
+            case let .text(text, x, y, size, face, color, anchor, maxWidth):
+                let key = description(face, size)
+                let font: CPointer
+                if let f = fonts[key] { font = f } else {
+                    guard let f = c.fontFromString(key) else { continue }
+                    fonts[key] = f
+                    font = f
+                }
+                c.setFont(layout, font)
+                let bytes = Array(text.utf8)
+                bytes.withUnsafeBufferPointer { b in
+                    b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(1, b.count)) { c.setText(layout, $0, Int32(b.count)) }
+                }
+                var w: Int32 = 0, h: Int32 = 0
+                c.pixelSize(layout, &w, &h)
+                let baseline = Double(c.baseline(layout)) / 1024
+                var width = Double(w)
+                var squeeze = 1.0
+                if let maxWidth, width > maxWidth, width > 0 { squeeze = maxWidth / width; width = maxWidth }
+                let left: Double
+                switch anchor {
+                case .start: left = x
+                case .middle: left = x - width / 2
+                case .end: left = x - width
+                }
+                c.save(cr)
+                c.setSourceRGBA(cr, color.r, color.g, color.b, 1)
+                c.translate(cr, left, y - baseline)
+                if squeeze < 1 { c.scale(cr, squeeze, 1) }
+                c.showLayout(cr, layout)
+                c.restore(cr)
+            }
+        }
+        c.surfaceFlush(surface)
+        let status = path.withCString { c.writeToPNG(surface, $0) }
+        if status != 0 { throw IBError("\(path): cannot write the PNG (cairo status \(status))") }
+    }
+
+    /// Pango's font description: "Family A,Family B Bold Italic 36px".
+    static func description(_ face: FontFace, _ size: Double) -> String {
+        var s = face.families.joined(separator: ",")
+        if face.bold { s += " Bold" }
+        if face.italic { s += " Italic" }
+        return s + " \(Int(size.rounded()))px"
+    }
+
+    /// A PNG's size and how many pixels differ from its top-left pixel (tests and checks: it decodes, it holds a drawing).
+    public static func inspectPNG(_ path: String) throws -> (width: Int, height: Int, inked: Int) {
+        let c = try CairoPango.library()
+        guard let s = path.withCString({ c.imageSurfaceFromPNG($0) }), c.surfaceStatus(s) == 0 else {
+            throw IBError("\(path): not a PNG cairo can read")
+        }
+        defer { c.surfaceDestroy(s) }
+        let w = Int(c.imageWidth(s)), h = Int(c.imageHeight(s)), stride = Int(c.imageStride(s))
+        guard let data = c.imageData(s) else { return (w, h, 0) }
+        let p = UnsafeMutableRawPointer(data)
+        let background = p.load(as: UInt32.self)
+        var inked = 0
+        for row in 0..<h {
+            for col in 0..<w where p.load(fromByteOffset: row * stride + col * 4, as: UInt32.self) != background { inked += 1 }
+        }
+        return (w, h, inked)
+    }
+}
