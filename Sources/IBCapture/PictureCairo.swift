@@ -92,21 +92,31 @@ public enum PictureCairo {
         return s + " \(Int(size.rounded()))px"
     }
 
-    /// A PNG's size and how many pixels differ from its top-left pixel (tests and checks: it decodes, it holds a drawing).
-    public static func inspectPNG(_ path: String) throws -> (width: Int, height: Int, inked: Int) {
+    /// What a PNG holds, as cairo decodes it: its size, how many pixels differ from the
+    /// top-left (background) pixel, and the box around them (checks and tests).
+    public struct Inspection: Sendable {
+        public var width: Int, height: Int, inked: Int
+        public var minX: Int, minY: Int, maxX: Int, maxY: Int
+    }
+
+    public static func inspectPNG(_ path: String, ignoringEdge edge: Int = 0) throws -> Inspection {
         let c = try CairoPango.library()
         guard let s = path.withCString({ c.imageSurfaceFromPNG($0) }), c.surfaceStatus(s) == 0 else {
             throw IBError("\(path): not a PNG cairo can read")
         }
         defer { c.surfaceDestroy(s) }
         let w = Int(c.imageWidth(s)), h = Int(c.imageHeight(s)), stride = Int(c.imageStride(s))
-        guard let data = c.imageData(s) else { return (w, h, 0) }
+        var result = Inspection(width: w, height: h, inked: 0, minX: w, minY: h, maxX: -1, maxY: -1)
+        guard let data = c.imageData(s), w > 2 * edge, h > 2 * edge else { return result }
         let p = UnsafeMutableRawPointer(data)
-        let background = p.load(as: UInt32.self)
-        var inked = 0
-        for row in 0..<h {
-            for col in 0..<w where p.load(fromByteOffset: row * stride + col * 4, as: UInt32.self) != background { inked += 1 }
+        let background = p.load(fromByteOffset: (h / 2) * stride + (edge + 1) * 4, as: UInt32.self)
+        for row in edge..<(h - edge) {
+            for col in edge..<(w - edge) where p.load(fromByteOffset: row * stride + col * 4, as: UInt32.self) != background {
+                result.inked += 1
+                result.minX = min(result.minX, col); result.maxX = max(result.maxX, col)
+                result.minY = min(result.minY, row); result.maxY = max(result.maxY, row)
+            }
         }
-        return (w, h, inked)
+        return result
     }
 }

@@ -49,7 +49,7 @@ public enum CardStyle: String, CaseIterable, Sendable {
     }
 
     /// How wide the Latin face sets compared with the per-character estimate (DejaVu's widths).
-    func widthFactor(cjk: Bool) -> Double { self == .literary && !cjk ? 0.87 : 1.0 }
+    func widthFactor(cjk: Bool) -> Double { cjk ? 1.0 : self == .literary ? 0.87 : self == .modern ? 1.1 : 1.0 }
 
     /// Attribution centred under the quote (the book styles) or set flush with it.
     var centredAttribution: Bool { serifFace }
