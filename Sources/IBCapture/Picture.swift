@@ -117,6 +117,9 @@ public struct Picture: Sendable {
             } else {
                 try Picture.writeFile(Array(svg().utf8), to: temporary)
             }
+        } catch let e as IBError {
+            unlink(temporary)
+            throw IBError(e.message.replacingAll(temporary, path), code: e.code)  // name the file asked for
         } catch {
             unlink(temporary)
             throw error

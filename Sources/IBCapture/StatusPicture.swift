@@ -34,8 +34,14 @@ public enum StatusPicture {
         p.add(Charts.text("Today: \(today) page\(today == 1 ? "" : "s")", left, y, 24 * unit, face: face, maxWidth: right - left))
         y += 34 * unit
         p.add(Charts.text("Streak: \(streak) day\(streak == 1 ? "" : "s")", left, y, 24 * unit, face: face, maxWidth: right - left))
-        // The quote (or that it is hidden), in balanced lines under the ring.
-        var qy = max(cy + r * 1.15 + 40 * unit, y + 44 * unit)
+        // The first suggestion on the last line; the quote (or that it is hidden) above it, under the ring.
+        let suggestion = (s["suggestions"]?.arrayValue ?? []).first(where: { $0["kind"]?.stringValue != "quote" })
+            .flatMap { Suggestions.lines([$0]).first }
+        let bottom = suggestion == nil ? H - pad * 0.6 : H - pad * 0.6 - 30 * unit
+        if let suggestion {
+            p.add(Charts.text("→ " + suggestion, pad, H - pad * 0.6, 18 * unit, face: face, color: Charts.accent, maxWidth: W - 2 * pad))
+        }
+        var qy = max(cy + r * 1.15 + 34 * unit, y + 44 * unit)
         if let q = s["quote"], !q.isNull {
             let size = 22 * unit
             if q["hidden"]?.boolValue == true {
@@ -45,17 +51,15 @@ public enum StatusPicture {
                 let text = q["text"]?.stringValue ?? ""
                 let clipped = text.count > 160 ? String(text.prefix(159)) + "…" : text
                 let lines = LineBreaking.balanced(LineBreaking.pieces("“" + clipped + "”"), measure: (W - 2 * pad) / size)
-                for line in lines.prefix(3) {
+                let room = max(1, Int((bottom - qy - size) / (size * 1.35)))
+                var shown = Array(lines.prefix(min(3, room)))
+                if shown.count < lines.count { shown[shown.count - 1] += "…" }
+                for line in shown {
                     p.add(Charts.text(line, pad, qy, size, face: FontFace(families: ["DejaVu Serif", "Noto Serif CJK SC"]), maxWidth: W - 2 * pad))
                     qy += size * 1.35
                 }
-                p.add(Charts.text("— " + (q["book_title"]?.stringValue ?? ""), W - pad, qy, size * 0.8, face: face, color: Charts.muted, anchor: .end))
-                qy += size * 1.5
+                p.add(Charts.text("— " + (q["book_title"]?.stringValue ?? ""), W - pad, qy - size * 0.2, size * 0.8, face: face, color: Charts.muted, anchor: .end))
             }
-        }
-        if let first = (s["suggestions"]?.arrayValue ?? []).first(where: { $0["kind"]?.stringValue != "quote" }),
-           let line = Suggestions.lines([first]).first, qy < H - pad {
-            p.add(Charts.text("→ " + line, pad, min(qy + 6 * unit, H - pad * 0.6), 18 * unit, face: face, color: Charts.accent, maxWidth: W - 2 * pad))
         }
         return p
     }
