@@ -3,11 +3,12 @@
 import IBCore
 
 public enum PictureCairo {
-    static let formatARGB32: Int32 = 0
+    /// Opaque pixels (every picture paints its background): libpng writes 3 bytes a pixel, not 4.
+    static let formatRGB24: Int32 = 1
 
     public static func writePNG(_ picture: Picture, to path: String) throws {
         let c = try CairoPango.library()
-        guard let surface = c.imageSurfaceCreate(formatARGB32, Int32(picture.width), Int32(picture.height)),
+        guard let surface = c.imageSurfaceCreate(formatRGB24, Int32(picture.width), Int32(picture.height)),
               c.surfaceStatus(surface) == 0 else {
             throw IBError("cannot make a \(picture.width)x\(picture.height) picture (too large?)")
         }
@@ -80,6 +81,12 @@ public enum PictureCairo {
             }
         }
         c.surfaceFlush(surface)
+        if let data = c.imageData(surface),
+           let png = PNGWriter.encode(pixels: UnsafeRawPointer(data), width: picture.width, height: picture.height, stride: Int(c.imageStride(surface))) {
+            try Picture.writeFile(png, to: path)
+            return
+        }
+        // No zlib of our own to call: cairo's (slower) writer.
         let status = path.withCString { c.writeToPNG(surface, $0) }
         if status != 0 { throw IBError("\(path): cannot write the PNG (cairo status \(status))") }
     }
@@ -109,9 +116,10 @@ public enum PictureCairo {
         var result = Inspection(width: w, height: h, inked: 0, minX: w, minY: h, maxX: -1, maxY: -1)
         guard let data = c.imageData(s), w > 2 * edge, h > 2 * edge else { return result }
         let p = UnsafeMutableRawPointer(data)
-        let background = p.load(fromByteOffset: (h / 2) * stride + (edge + 1) * 4, as: UInt32.self)
+        // RGB24 leaves the top byte unspecified: colours only.
+        let background = p.load(fromByteOffset: (h / 2) * stride + (edge + 1) * 4, as: UInt32.self) & 0xFFFFFF
         for row in edge..<(h - edge) {
-            for col in edge..<(w - edge) where p.load(fromByteOffset: row * stride + col * 4, as: UInt32.self) != background {
+            for col in edge..<(w - edge) where p.load(fromByteOffset: row * stride + col * 4, as: UInt32.self) & 0xFFFFFF != background {
                 result.inked += 1
                 result.minX = min(result.minX, col); result.maxX = max(result.maxX, col)
                 result.minY = min(result.minY, row); result.maxY = max(result.maxY, row)

@@ -1,6 +1,10 @@
 // The picture subcommands of ib-capture: card, export --format cards, chart,
 // status --format svg|png, and suggest. Each writes its file (a temporary
 // renamed into place) and prints one JSON line naming it.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import IBCore
 import IBStore
 
@@ -75,12 +79,27 @@ public enum PictureCommands {
         let format = args.has("svg") ? "svg" : "png"
         if FileSystem.exists(dir) && !FileSystem.isDirectory(dir) { throw IBError.usage("export --format cards: \(dir) is not a directory") }
         try FileSystem.createDirectories(dir)
-        var written = 0
-        for quote in try store.records.cardQuotes() {
-            try QuoteCard(quote).picture(style: style, width: w, height: h).write(format: format, to: dir + "/quote-\(quote.id).\(format)")
-            written += 1
+        let quotes = try store.records.cardQuotes()
+        // One worker a core (at most 4), each drawing every n-th card: cairo surfaces are
+        // per card and pango's font map per thread, so nothing is shared but the list.
+        let workers = max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), quotes.count))
+        // Each worker writes only its own slot.
+        nonisolated(unsafe) let failures = UnsafeMutableBufferPointer<IBError?>.allocate(capacity: workers)
+        failures.initialize(repeating: nil)
+        defer { failures.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for i in stride(from: worker, to: quotes.count, by: workers) {
+                do {
+                    try QuoteCard(quotes[i]).picture(style: style, width: w, height: h)
+                        .write(format: format, to: dir + "/quote-\(quotes[i].id).\(format)")
+                } catch {
+                    failures[worker] = error as? IBError ?? IBError("\(error)")
+                    return
+                }
+            }
         }
-        return written
+        if let failure = failures.compactMap({ $0 }).first { throw failure }
+        return quotes.count
     }
 
     public static func chart(_ store: CaptureStore, _ positionals: [String], _ args: Arguments, today: Day, _ out: OutputStream) throws {
