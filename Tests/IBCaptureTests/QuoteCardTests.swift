@@ -56,6 +56,15 @@ final class QuoteCardLayoutTests: XCTestCase {
         }
     }
 
+    func testHelpNamesThePictureOptionsInBothLanguages() {
+        for word in ["--style", "--size", "--output", "-o,", "--svg", "card QUOTE", "chart streak|pages|plan|progress", "suggest", "cards", "$IB_NOW"] {
+            XCTAssertTrue(CaptureTool.help.contains(word), "English help lacks \(word)")
+        }
+        for word in ["--style", "--size", "--output", "--svg", "suggest", "cards", "$IB_NOW", "摘录卡片"] {
+            XCTAssertTrue(CaptureTool.helpChinese.contains(word), "Chinese help lacks \(word)")
+        }
+    }
+
     func testSVGEscapesTextAndNamesTheFaces() {
         let card = QuoteCard(text: "Less <than> & \"more\"", title: "A & B", authors: [], pageLabel: "xii")
         let svg = card.picture(style: .minimal, width: 600, height: 400).svg()
