@@ -67,7 +67,7 @@ public struct Picture: Sendable {
                     s += "<path d=\"M \(n(x1)) \(n(y1)) A \(n(r)) \(n(r)) 0 \(to - from > 180 ? 1 : 0) 1 \(n(x2)) \(n(y2))\""
                     s += " fill=\"none\" stroke=\"\(color.svg)\" stroke-width=\"\(n(width))\" stroke-linecap=\"round\"/>\n"
                 }
-            case let .text(text, x, y, size, face, color, anchor, _):
+            case let .text(text, x, y, size, face, color, anchor, maxWidth):
                 let families = face.families.map { "'\($0)'" }.joined(separator: ", ")
                 s += "<text x=\"\(n(x))\" y=\"\(n(y))\" font-family=\"\(Picture.escape(families))\" font-size=\"\(n(size))\""
                 if face.bold { s += " font-weight=\"bold\"" }
@@ -76,6 +76,10 @@ public struct Picture: Sendable {
                 case .start: break
                 case .middle: s += " text-anchor=\"middle\""
                 case .end: s += " text-anchor=\"end\""
+                }
+                // The SVG renderer measures for itself: squeeze a line whose estimate is too wide, as cairo's side does.
+                if let maxWidth, LineBreaking.width(text) * size * (face.bold ? 1.1 : 1) > maxWidth {
+                    s += " textLength=\"\(n(maxWidth))\" lengthAdjust=\"spacingAndGlyphs\""
                 }
                 s += " fill=\"\(color.svg)\" xml:space=\"preserve\">\(Picture.escape(text))</text>\n"
             }

@@ -91,11 +91,21 @@ public struct QuoteCard {
         return lines
     }
 
+    /// The attribution wrapped to `width` pixels at `size` (a long title takes two lines), each
+    /// with whether it belongs to the title line (set in the ink, the rest muted).
+    func wrappedAttribution(size: Double, width: Double, factor: Double) -> [(text: String, title: Bool)] {
+        attribution.enumerated().flatMap { i, line in
+            LineBreaking.balanced(LineBreaking.pieces(line), measure: width / (size * factor)).map { ($0, i == 0) }
+        }
+    }
+
     public struct Layout: Equatable {
         public var size: Double
         public var lines: [String]
         public var lineHeight: Double
         public var attributionSize: Double
+        public var attribution: [String]
+        public var attributionFromTitle: Int
     }
 
     /// The largest type that fits the canvas less its margins, stepping down 6% at a time.
@@ -114,10 +124,14 @@ public struct QuoteCard {
             let lines = LineBreaking.balanced(pieces, measure: innerWidth / (size * factor))
             let lineHeight = size * (cjk ? 1.5 : 1.36)
             let attributionSize = min(max(size * 0.55, short * 0.028), short * 0.04)
-            let attributionHeight = size * 0.8 + Double(attribution.count) * attributionSize * 1.45
+            let credit = wrappedAttribution(size: attributionSize, width: innerWidth, factor: factor)
+            let attributionHeight = size * 0.8 + Double(credit.count) * attributionSize * 1.45
             let fits = Double(lines.count) * lineHeight + attributionHeight <= innerHeight
                 && LineBreaking.widest(lines) * size * factor <= innerWidth
-            if fits || size < 8 { return Layout(size: size, lines: lines, lineHeight: lineHeight, attributionSize: attributionSize) }
+            if fits || size < 8 {
+                return Layout(size: size, lines: lines, lineHeight: lineHeight, attributionSize: attributionSize,
+                              attribution: credit.map(\.text), attributionFromTitle: credit.filter(\.title).count)
+            }
             size *= 0.94
         }
     }
@@ -144,7 +158,7 @@ public struct QuoteCard {
         default: break
         }
         let blockWidth = LineBreaking.widest(l.lines) * l.size * style.widthFactor(cjk: cjk)
-        let attributionLines = attribution
+        let attributionLines = l.attribution
         let attributionHeight = l.size * 0.8 + Double(attributionLines.count) * l.attributionSize * 1.45
         let total = Double(l.lines.count) * l.lineHeight + attributionHeight
         let left = (W - blockWidth) / 2
@@ -164,12 +178,15 @@ public struct QuoteCard {
             baseline += l.size * 0.1
         }
         let attributionFace = style.face(cjk: LineBreaking.isMostlyCJK(attributionLines.joined()), bold: false)
+        // Flush with the quote, unless that would push a long attribution past the margin.
+        let creditWidth = LineBreaking.widest(attributionLines) * l.attributionSize * style.widthFactor(cjk: cjk)
+        let flush = max(margin, min(left, W - margin - creditWidth))
         for (i, line) in attributionLines.enumerated() {
-            let x = style.centredAttribution ? W / 2 : left
+            let x = style.centredAttribution ? W / 2 : flush
             p.add(.text(line, x: x, y: baseline, size: l.attributionSize,
-                        face: FontFace(families: attributionFace.families, bold: i == 0 && style == .modern, italic: false),
-                        color: i == 0 ? style.ink : style.muted, anchor: style.centredAttribution ? .middle : .start,
-                        maxWidth: W - 2 * margin))
+                        face: FontFace(families: attributionFace.families, bold: i < l.attributionFromTitle && style == .modern, italic: false),
+                        color: i < l.attributionFromTitle ? style.ink : style.muted, anchor: style.centredAttribution ? .middle : .start,
+                        maxWidth: style.centredAttribution ? W - 2 * margin : W - margin - x))
             baseline += l.attributionSize * 1.45
         }
         return p

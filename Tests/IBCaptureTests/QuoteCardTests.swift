@@ -56,6 +56,15 @@ final class QuoteCardLayoutTests: XCTestCase {
         }
     }
 
+    func testALongTitleWrapsInsideTheMargins() {
+        let card = QuoteCard(text: "Short and sweet.", title: "The Extraordinarily Long and Winding Title of a Book About Many Things",
+                             authors: ["Somebody With A Long Name"], pageLabel: "5")
+        let l = card.layout(width: 1080, height: 1080)
+        XCTAssertGreaterThan(l.attribution.count, 2, "\(l.attribution)")
+        XCTAssertEqual(l.attribution.joined(separator: " "), card.attribution.joined(separator: " "))
+        XCTAssertLessThanOrEqual(LineBreaking.widest(l.attribution) * l.attributionSize, 1080 * 0.8 + 0.001)
+    }
+
     func testHelpNamesThePictureOptionsInBothLanguages() {
         for word in ["--style", "--size", "--output", "-o,", "--svg", "card QUOTE", "chart streak|pages|plan|progress", "suggest", "cards", "$IB_NOW"] {
             XCTAssertTrue(CaptureTool.help.contains(word), "English help lacks \(word)")
