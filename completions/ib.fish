@@ -157,12 +157,17 @@ complete -c ib-capture -l model -x -a '(__fish_complete_directories)' -d 'with -
 complete -c ib-capture -l spoken -d 'read LINE (or each stdin line) as said aloud, the way'
 complete -c ib-capture -l yes -d 'finish the current book on a line that does not name it'
 complete -c ib-capture -l today -x -d 'take DATE (YYYY-MM-DD) as today, for relative dates (also $I'
-complete -c ib-capture -l now -x -d 'take TIME (ISO-8601) as now, for timestamps (testing)'
-complete -c ib-capture -l format -x -a 'text json waybar markdown csv' -d 'status: text, json, waybar'
-complete -c ib-capture -l private -d 'status: hide quote and note text'
+complete -c ib-capture -l now -x -d 'take TIME (ISO-8601) as now, for timestamps and suggestions'
+complete -c ib-capture -l format -x -a 'text json waybar markdown csv cards svg png' -d 'status: text, json, waybar, svg, png'
+complete -c ib-capture -l private -d 'status, suggest: hide quote and note text'
+complete -c ib-capture -l style -x -a 'minimal serif modern literary' -d 'card, export --format cards: minimal, serif (default), moder'
+complete -c ib-capture -l size -x -d 'card (default 1080x1080), chart, status picture: pixels, 64 '
+complete -c ib-capture -s o -l output -r -F -d 'card, chart, status picture: the file (default quote-ID-STYL'
+complete -c ib-capture -l svg -d 'export --format cards: SVG files instead of PNG'
 complete -c ib-capture -s h -l help -d 'this help'
 complete -c ib-capture -l version -d 'the version, commit, model'
-complete -c ib-capture -n __fish_use_subcommand -a 'status export import'
+complete -c ib-capture -n __fish_use_subcommand -a 'status suggest card chart export import'
+complete -c ib-capture -n '__fish_seen_subcommand_from chart' -f -a 'streak pages plan progress'
 complete -c ib-capture -n '__fish_seen_subcommand_from import' -F
 
 complete -c ib-mcp -e

@@ -43,7 +43,24 @@ public enum StatusReport {
         return h
     }
 
-    public static func build(_ store: CaptureStore, today: Day, privateMode: Bool) throws -> JSON {
+    /// `now`: the time suggestions are made for (default: the clock).
+    /// Pages read per local day (by Day.serial), from the progress events of the last 400 days.
+    static func pagesPerDay(_ store: CaptureStore, today: Day) throws -> [Int: Int] {
+        var perDay: [Int: Int] = [:]
+        for event in try store.records.pagesRead(since: startOfDay(today.adding(days: -400))) {
+            if let d = localDay(event.createdAt) { perDay[d.serial, default: 0] += event.pages }
+        }
+        return perDay
+    }
+
+    /// The quote of the day: the same one all day, a different one most days.
+    static func quoteOfTheDay(_ store: CaptureStore, today: Day) throws -> StoredQuote? {
+        let count = try store.records.quoteCount()
+        guard count > 0 else { return nil }
+        return try store.records.quote(atOffset: Int(hash(today.description) % UInt64(count)))
+    }
+
+    public static func build(_ store: CaptureStore, today: Day, privateMode: Bool, now: Double? = nil) throws -> JSON {
         let records = store.records
         var o = JSONObject()
         o["type"] = "status"
@@ -59,12 +76,7 @@ public enum StatusReport {
         } else {
             o["book"] = .null
         }
-        // Pages per day from the progress events of the last year.
-        let since = startOfDay(today.adding(days: -400))
-        var perDay: [Int: Int] = [:]
-        for event in try records.pagesRead(since: since) {
-            if let d = localDay(event.createdAt) { perDay[d.serial, default: 0] += event.pages }
-        }
+        let perDay = try pagesPerDay(store, today: today)
         let pagesToday = perDay[today.serial] ?? 0
         o["pages_today"] = JSON(pagesToday)
         var streak = 0
@@ -75,10 +87,8 @@ public enum StatusReport {
         for i in 0..<7 { week += perDay[today.adding(days: -i).serial] ?? 0 }
         o["pages_per_day_7d"] = .number((Double(week) / 7 * 10).rounded() / 10)
         // Quote of the day.
-        let count = try records.quoteCount()
-        if count > 0 {
-            let offset = Int(hash(today.description) % UInt64(count))
-            if let quote = try records.quote(atOffset: offset) {
+        if try records.quoteCount() > 0 {
+            if let quote = try quoteOfTheDay(store, today: today) {
                 o["quote"] = [
                     "id": JSON(quote.id), "text": privateMode ? .null : .string(quote.text),
                     "book_id": .string(quote.bookID), "book_title": .string(quote.bookTitle), "page": JSON(quote.page),
@@ -139,6 +149,7 @@ public enum StatusReport {
         }
         o["plans"] = .array(plans)
         o["private"] = .bool(privateMode)
+        o["suggestions"] = .array(try Suggestions.build(store, status: .object(o), now: now ?? Timestamp.now()))
         return .object(o)
     }
 
@@ -193,7 +204,8 @@ public enum StatusReport {
         if streak > 0 { text += (text.isEmpty ? "" : " · ") + "\(streak)d" }
         if (s["plans"]?.arrayValue ?? []).contains(where: { $0["on_track"]?.boolValue == false }) { cls = "behind" }
         if text.isEmpty { text = "—" }
-        return ["text": .string(text), "tooltip": .string(lines(s).joined(separator: "\n")), "class": .string(cls),
+        let suggested = Suggestions.lines(s["suggestions"]?.arrayValue ?? []).map { "→ " + $0 }
+        return ["text": .string(text), "tooltip": .string((lines(s) + suggested).joined(separator: "\n")), "class": .string(cls),
                 "percentage": JSON(percentage)]
     }
 }

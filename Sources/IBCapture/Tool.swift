@@ -11,7 +11,12 @@ public enum CaptureTool {
                ib-capture [OPTIONS] < FILE           capture one line per stdin line
                ib-capture [OPTIONS] --audio FILE     capture one spoken line (Whisper)
                ib-capture status [--json] [--format text|json|waybar] [--private]
+               ib-capture status --format svg|png [--private] [--size WxH] [-o FILE]
+               ib-capture suggest [--json] [--private]
+               ib-capture card QUOTE [--style S] [--format svg|png] [--size WxH] [-o FILE]
+               ib-capture chart streak|pages|plan|progress [--format svg|png] [--size WxH] [-o FILE]
                ib-capture export --format markdown|json|csv
+               ib-capture export --format cards DIR [--style S] [--size WxH] [--svg]
                ib-capture import FILE.csv            (Readwise CSV)
 
         Turns a natural-language line (English or Simplified Chinese) into a record,
@@ -65,9 +70,18 @@ public enum CaptureTool {
                            nothing saved, exit 1); with --audio: save an unsure
                            transcript
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
-          --now TIME       take TIME (ISO-8601) as now, for timestamps (testing)
-          --format F       status: text, json, waybar; export: markdown, json, csv
-          --private        status: hide quote and note text
+          --now TIME       take TIME (ISO-8601) as now, for timestamps and suggestions
+                           (testing; also $IB_NOW)
+          --format F       status: text, json, waybar, svg, png; export: markdown, json,
+                           csv, cards; card, chart: svg, png (default: -o's extension,
+                           else png)
+          --private        status, suggest: hide quote and note text
+          --style S        card, export --format cards: minimal, serif (default), modern,
+                           literary
+          --size WxH       card (default 1080x1080), chart, status picture: pixels, 64 to 8192
+          -o, --output FILE  card, chart, status picture: the file (default quote-ID-STYLE.png,
+                           chart-KIND.png, status.png); written whole or not at all
+          --svg            export --format cards: SVG files instead of PNG
           -h, --help       this help;  --version  the version, commit, model
 
         Pages start at 1: a page below 1 (p. -3, p. 0) or past the book's page
@@ -83,6 +97,14 @@ public enum CaptureTool {
         On a terminal, status and export show control characters in captured text
         as escapes (\\x1B); piped, and as JSON, the text is exact.
 
+        card QUOTE (a quote's id, or today: the quote of the day) draws a quote card:
+        balanced lines, the opening mark hung in the margin, the largest size that
+        fits, then title, author and page (the printed label when the book has one).
+        SVG is written as text; PNG is drawn by cairo and pango, loaded only then.
+        suggest: continue the book usually read at this hour, a plan behind (with
+        the pages a day it needs), a book untouched for weeks, the quote of the
+        day; each says why (also in status --format json and the waybar tooltip).
+
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page;
         --audio: bad or missing audio, no speech, an unsure transcript, no model),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed),
@@ -96,7 +118,12 @@ public enum CaptureTool {
               ib-capture [选项] < 文件               每行记录一条
               ib-capture [选项] --audio 文件         记录一句语音（Whisper，英语）
               ib-capture status [--json] [--format text|json|waybar] [--private]
+              ib-capture status --format svg|png [--private] [--size 宽x高] [-o 文件]
+              ib-capture suggest [--json] [--private]
+              ib-capture card 摘录 [--style 样式] [--format svg|png] [--size 宽x高] [-o 文件]
+              ib-capture chart streak|pages|plan|progress [--format svg|png] [--size 宽x高] [-o 文件]
               ib-capture export --format markdown|json|csv
+              ib-capture export --format cards 目录 [--style 样式] [--size 宽x高] [--svg]
               ib-capture import 文件.csv             （Readwise CSV）
 
         把一行自然语言（中文或英文）解析成一条记录，以 JSON 输出到标准输出并存入书库。
@@ -138,9 +165,15 @@ public enum CaptureTool {
                            列出候选、不保存，退出码 1）；与 --audio 一起使用：识别不可靠
                            时也保存
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
-          --now 时间       以该时间（ISO-8601）为现在（用于测试）
-          --format F       status：text、json、waybar；export：markdown、json、csv
-          --private        status：隐藏摘录和笔记的文字
+          --now 时间       以该时间（ISO-8601）为现在，用于时间戳和建议（用于测试；也可用 $IB_NOW）
+          --format F       status：text、json、waybar、svg、png；export：markdown、json、csv、
+                           cards；card、chart：svg、png（默认按 -o 的扩展名，否则 png）
+          --private        status、suggest：隐藏摘录和笔记的文字
+          --style 样式     card、export --format cards：minimal、serif（默认）、modern、literary
+          --size 宽x高     card（默认 1080x1080）、chart、状态图片：像素，64 到 8192
+          -o, --output 文件  card、chart、状态图片：输出文件（默认 quote-编号-样式.png、
+                           chart-种类.png、status.png）；要么完整写入，要么不写
+          --svg            export --format cards：输出 SVG 而不是 PNG
           -h, --help       本帮助；  --version  版本、提交与模型
 
         页码从 1 开始：小于 1 的页码（第-3页、p. 0）或超过书的总页数（已知时）
@@ -155,6 +188,12 @@ public enum CaptureTool {
         在终端上，status 和 export 把记录文字中的控制字符显示为转义（\\x1B）；
         通过管道输出或以 JSON 输出时保持原文。
 
+        card 摘录（摘录编号，或 today：今日摘录）生成摘录卡片：均衡断行，开头引号悬挂
+        在页边，取放得下的最大字号，下方写书名、作者和页码（书有印刷页码时用印刷页码）。
+        SVG 直接写成文本；PNG 由 cairo 和 pango 绘制，只在需要时加载。
+        suggest：继续通常在这个时间读的书、落后的计划（及每天需要读的页数）、几周没有
+        读的书、今日摘录；每条都说明理由（status --format json 和 waybar 提示中也有）。
+
         退出码：0 已保存，1 错误（无法理解、书库中没有这本书、页码不存在；--audio：音频
         有误或不存在、没有语音、识别不可靠、没有模型），2 用法错误，
         3 书名或作者有歧义（未写入任何内容，列出候选），或一行有两种理解（中英混写，或
@@ -168,6 +207,7 @@ public enum CaptureTool {
         .init("private"), .init("help", short: "h"), .init("version"),
         .init("image", takesValue: true), .init("text", takesValue: true), .init("yes"),
         .init("audio", takesValue: true), .init("model", takesValue: true), .init("spoken"),
+        .init("style", takesValue: true), .init("size", takesValue: true), .init("output", short: "o", takesValue: true), .init("svg"),
     ] }
 
     /// `listen` transcribes --audio files (ib-capture's main hands in Whisper); nil: --audio is refused.
@@ -186,6 +226,8 @@ public enum CaptureTool {
         if let t = args.value("now") {
             guard let s = Timestamp.parse(t) else { throw IBError.usage(Messages.text("bad_now", t)) }
             opts.now = s
+        } else if let s = try Suggestions.nowFromEnvironment() {
+            opts.now = s
         }
         if let t = args.value("today") {
             guard let d = Day(iso: t), t.count == 10 else { throw IBError.usage(Messages.text("bad_today", t)) }
@@ -196,24 +238,43 @@ public enum CaptureTool {
         let out = OutputStream.standardOutput
         var positionals = args.positionals
         let sub = positionals.first
-        if sub == "status" || sub == "export" || sub == "import" {
+        let pictureOptions = ["style", "size", "output"].filter { args.value($0) != nil } + (args.has("svg") ? ["svg"] : [])
+        if !pictureOptions.isEmpty && !["card", "chart", "status", "export"].contains(sub ?? "") {
+            throw IBError.usage("--\(pictureOptions[0]) goes with card, chart, status --format svg|png or export --format cards")
+        }
+        if ["status", "export", "import", "card", "chart", "suggest"].contains(sub ?? "") {
             positionals.removeFirst()
             let store = try CaptureStore.open(path: db, create: sub == "import")
             let today = opts.today ?? Day(seconds: opts.now)
             switch sub {
+            case "card":
+                try PictureCommands.card(store, positionals, args, today: today, out)
+            case "chart":
+                try PictureCommands.chart(store, positionals, args, today: today, out)
+            case "suggest":
+                if args.value("format") != nil || !positionals.isEmpty { throw IBError.usage("suggest takes only --json (and --private)") }
+                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"), now: opts.now)
+                PictureCommands.suggest(s, json: args.has("json"), out)
             case "status":
-                let format = try args.choice("format", ["text", "json", "waybar"]) ?? (args.has("json") ? "json" : "text")
-                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"))
+                let format = try args.choice("format", ["text", "json", "waybar", "svg", "png"]) ?? (args.has("json") ? "json" : "text")
+                if format != "svg" && format != "png" && !pictureOptions.isEmpty {
+                    throw IBError.usage("--\(pictureOptions[0]) goes with status --format svg or png")
+                }
+                let s = try StatusReport.build(store, today: today, privateMode: args.has("private"), now: opts.now)
                 switch format {
                 case "json": out.writeJSON(s)
                 case "waybar": out.writeJSON(StatusReport.waybar(s))
+                case "svg", "png": try PictureCommands.statusPicture(s, format: format, args, out)
                 default:
                     // On a terminal, captured text cannot steer it (escape sequences shown, not run).
                     let terminal = Terminal.stdoutIsTerminal
                     let shown = { (s: String) -> String in terminal ? TerminalText.safe(s) : s }
                     for l in StatusReport.lines(s) { out.write(shown(l) + "\n") }
                 }
+            case "export" where args.value("format") == "cards":
+                printError("ib-capture: wrote \(try PictureCommands.exportCards(store, positionals, args)) cards")
             case "export":
+                if !pictureOptions.isEmpty { throw IBError.usage("--\(pictureOptions[0]) goes with export --format cards") }
                 guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
                 guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
                 try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out,

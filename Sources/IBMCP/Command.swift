@@ -47,6 +47,7 @@ public enum MCPCommand {
         if args.has("help") { OutputStream.standardOutput.write(usage); return }
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-mcp", modelDirectoryFlag: try args.path("model-dir"))); return }
         guard args.positionals.isEmpty else { throw IBError.usage("ib-mcp takes no arguments (got '\(args.positionals[0])')") }
+        _ = try Suggestions.nowFromEnvironment()  // a bad $IB_NOW is a usage error now, not a silent clock later
         let server = MCPServer(databasePath: try args.path("db"), modelDirectory: try args.path("model-dir"),
                                settings: try SearchSettings.fromEnvironment(), today: try Day.fromEnvironment())
 

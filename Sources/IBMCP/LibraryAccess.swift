@@ -43,6 +43,8 @@ final class LibraryAccess {
     let settings: SearchSettings
     /// $IB_TODAY, read once at start; nil: the real date, each time it is needed.
     let todayOverride: Day?
+    /// $IB_NOW (checked by the command), the time suggestions are made for; nil: the clock.
+    let nowOverride: Double? = (try? Suggestions.nowFromEnvironment()) ?? nil
     private var engine: SearchEngine?
 
     init(databasePath: String?, modelDirectory: String?, settings: SearchSettings, today: Day?) {
@@ -233,11 +235,11 @@ final class LibraryAccess {
 
     /// `ib-capture status --json`'s report.
     func status() throws -> JSON {
-        try guarded { try StatusReport.build(CaptureStore(library: try library()), today: today(), privateMode: false) }
+        try guarded { try StatusReport.build(CaptureStore(library: try library()), today: today(), privateMode: false, now: nowOverride) }
     }
 
     private func today() -> Day {
-        todayOverride ?? Day(seconds: Timestamp.now())
+        todayOverride ?? Day(seconds: nowOverride ?? Timestamp.now())
     }
 
     /// The quote stored last, with its book.

@@ -98,6 +98,7 @@ enum ToolBodies {
         }
         out["resume"] = resume
         out["plans"] = status["plans"] ?? []
+        out["suggestions"] = status["suggestions"] ?? []
         return .object(out)
     }
 

@@ -267,7 +267,12 @@ final class ServerTests: XCTestCase {
         // The second step: the id settles it.
         let saved = try call("add_quote", ["text": "Fear is a valley", "book": .string(others[0]), "page": 1])
         XCTAssertEqual(saved["structuredContent"]?["book_id"]?.stringValue, others[0])
-        XCTAssertEqual(try call("continue_reading")["structuredContent"]?["last_quote"]?["text"], "Fear is a valley")
+        let after = try call("continue_reading")["structuredContent"]
+        XCTAssertEqual(after?["last_quote"]?["text"], "Fear is a valley")
+        // The quote of the day is among the suggestions, with its reason.
+        let quote = after?["suggestions"]?.arrayValue?.first { $0["kind"] == "quote" }
+        XCTAssertEqual(quote?["text"], "Fear is a valley", "\(after?["suggestions"] ?? .null)")
+        XCTAssertEqual(quote?["reason"], "the quote of the day")
     }
 
     func testCaptureFormsAndStatus() throws {

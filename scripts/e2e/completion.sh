@@ -83,7 +83,7 @@ for shell in "${shells[@]}"; do
     expect "$shell" "$(long_options "$tool")" "$tool" --
   done
   for sub in list show delete set-page export stats vacuum quantize; do contains "$shell" "$sub" ib-index ""; done
-  expect "$shell" "$(printf '%s\n' status export import)" ib-capture ""
+  expect "$shell" "$(printf '%s\n' status suggest card chart export import)" ib-capture ""
   expect "$shell" "$(printf '%s\n' hybrid vector text)" ib-search --mode ""
   expect "$shell" "$(printf '%s\n' off i8 bits)" ib-index --db "$db" quantize ""
   expect "$shell" "$(printf '%s\n' bf16)" ib-embed --precision b
