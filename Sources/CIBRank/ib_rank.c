@@ -286,17 +286,19 @@ static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     TopBM25 *t = top_for(api, fts, ctx, (int)sqlite3_value_int64(argv[0]));
     if (!t) return;
     for (int i = 0; i < t->phrases; i++) t->freq[i] = 0.0;
-    int nInst = 0;
+    int nInst = 0, last = -1;
     int rc = api->xInstCount(fts, &nInst);
     for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
         int ip, ic, io;
         rc = api->xInst(fts, i, &ip, &ic, &io);
-        if (rc == SQLITE_OK) t->freq[ip] += 1.0;
+        if (rc == SQLITE_OK) { t->freq[ip] += 1.0; if (io > last) last = io; }
     }
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
     if (t->kept == t->k) {
-        /* The row is at least as long as its most frequent phrase occurs. */
-        double shortest = 0.0;
+        /* The row holds at least as many tokens as the offset of its last
+         * instance + 1 (offsets count tokens from 0 in the row's one column)
+         * and as its most frequent phrase's instances. */
+        double shortest = (double)last + 1.0;
         for (int i = 0; i < t->phrases; i++) if (t->freq[i] > shortest) shortest = t->freq[i];
         double bound = top_score(t, shortest);
         if (bound * (1.0 + 1e-9) + 1e-12 < t->best[0]) { sqlite3_result_double(ctx, 1.0); return; }
