@@ -199,7 +199,8 @@ typedef struct TopBM25 {
     double avgdl;
     int k;
     int kept;           /* exact scores in best (at most k) */
-    double *best;       /* min-heap of the k best exact scores (-bm25, higher is better) */
+    double *best;       /* the k best exact scores (-bm25, higher is better) */
+    int worst;          /* where the lowest of them is, once k are kept */
     sqlite3_int64 lastRow;
     int hasLast;
 } TopBM25;
@@ -254,26 +255,21 @@ static double top_score(const TopBM25 *t, double D) {
     return score;
 }
 
-/* Adds an exact score to the min-heap of the k best. */
+/* Keeps an exact score among the k best; once k are kept, best[worst] is
+ * the k-th best (k is a LIMIT, and only rows that may rank get here: a scan
+ * for the new worst costs less than keeping a heap). */
 static void top_keep(TopBM25 *t, double x) {
-    double *a = t->best;
-    int i, c, n = t->kept;
-    if (n < t->k) {
-        i = t->kept++;
-        while (i > 0 && a[(i - 1) / 2] > x) { a[i] = a[(i - 1) / 2]; i = (i - 1) / 2; }
-        a[i] = x;
+    if (t->kept < t->k) {
+        t->best[t->kept++] = x;
+    } else if (x > t->best[t->worst]) {
+        t->best[t->worst] = x;
+    } else {
         return;
     }
-    if (!(x > a[0])) return;
-    i = 0;
-    for (;;) {
-        c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && a[c + 1] < a[c]) c++;
-        if (!(a[c] < x)) break;
-        a[i] = a[c]; i = c;
-    }
-    a[i] = x;
+    if (t->kept < t->k) return;
+    int worst = 0;
+    for (int i = 1; i < t->k; i++) if (t->best[i] < t->best[worst]) worst = i;
+    t->worst = worst;
 }
 
 static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
@@ -301,7 +297,7 @@ static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
         double shortest = (double)last + 1.0;
         for (int i = 0; i < t->phrases; i++) if (t->freq[i] > shortest) shortest = t->freq[i];
         double bound = top_score(t, shortest);
-        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[0]) { sqlite3_result_double(ctx, 1.0); return; }
+        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst]) { sqlite3_result_double(ctx, 1.0); return; }
     }
     int nTok = 0;
     rc = api->xColumnSize(fts, -1, &nTok);
