@@ -165,6 +165,151 @@ static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     sqlite3_result_double(ctx, score);
 }
 
+/* ======================================================================
+ * ib_bm25(fts_table, k): bm25() for a query ordered by it with LIMIT k, that
+ * skips the row-length lookup of rows that cannot be among the k best.
+ *
+ * bm25() reads each matching row's length (a lookup in the table's docsize
+ * b-tree, a nested statement per row): over the whole library a common word
+ * matches tens of thousands of rows, and that lookup is most of the time of
+ * the query. A row's score only falls as its length grows, and the row is at
+ * least as long as its most frequent phrase occurs; so its score is bounded
+ * from above by its score at that length. Once k rows have their exact score,
+ * a row whose bound is below the k-th best (by more than a rounding margin)
+ * cannot be among the k best: it gets 1.0 (bm25() values are <= 0, lower is
+ * better) without the lookup. Every other row gets exactly bm25()'s value,
+ * computed by the same operations in the same order (the IDF, average length,
+ * constants and sum of sqlite3's fts5_aux.c), so
+ *
+ *   SELECT rowid, ib_bm25(chunks_fts, 40) AS s FROM chunks_fts WHERE chunks_fts MATCH ?
+ *   ORDER BY s, rowid LIMIT 40
+ *
+ * returns the same rows with the same scores, bit for bit, as the query with
+ * bm25(chunks_fts). Only for such a query: a WHERE term outside the MATCH, or
+ * another LIMIT, would make the skipped rows wrong.
+ */
+
+/* Floating-point contraction would round differently from sqlite3's build. */
+#pragma STDC FP_CONTRACT OFF
+
+typedef struct TopBM25 {
+    int phrases;
+    double *idf;
+    double *freq;       /* scratch: each phrase's frequency in the row */
+    double avgdl;
+    int k;
+    int kept;           /* exact scores in best (at most k) */
+    double *best;       /* the k best exact scores (-bm25, higher is better) */
+    int worst;          /* where the lowest of them is, once k are kept */
+    sqlite3_int64 lastRow;
+    int hasLast;
+} TopBM25;
+
+static void top_free(void *p) {
+    TopBM25 *t = (TopBM25 *)p;
+    if (!t) return;
+    free(t->idf); free(t->freq); free(t->best);
+    free(t);
+}
+
+/* The per-query statistics, as bm25() computes them, or NULL after setting an error. */
+static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int k) {
+    TopBM25 *t = (TopBM25 *)api->xGetAuxdata(fts, 0);
+    if (t) return t;
+    t = (TopBM25 *)calloc(1, sizeof(TopBM25));
+    if (!t) { sqlite3_result_error_nomem(ctx); return NULL; }
+    t->phrases = api->xPhraseCount(fts);
+    int n = t->phrases > 0 ? t->phrases : 1;
+    t->idf = (double *)calloc((size_t)n, sizeof(double));
+    t->freq = (double *)calloc((size_t)n, sizeof(double));
+    t->best = (double *)calloc((size_t)k, sizeof(double));
+    t->k = k;
+    if (!t->idf || !t->freq || !t->best) { top_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+    sqlite3_int64 nRow = 0, nToken = 0;
+    int rc = api->xRowCount(fts, &nRow);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
+    if (rc == SQLITE_OK) t->avgdl = (double)nToken / (double)nRow;
+    for (int i = 0; rc == SQLITE_OK && i < t->phrases; i++) {
+        sqlite3_int64 nHit = 0;
+        rc = api->xQueryPhrase(fts, i, &nHit, count_row);
+        if (rc == SQLITE_OK) {
+            double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
+            if (idf <= 0.0) idf = 1e-6;
+            t->idf[i] = idf;
+        }
+    }
+    if (rc != SQLITE_OK) { top_free(t); sqlite3_result_error_code(ctx, rc); return NULL; }
+    rc = api->xSetAuxdata(fts, t, top_free);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed t */
+    return t;
+}
+
+/* bm25()'s sum for the row's frequencies at length D (positive: higher is better). */
+static double top_score(const TopBM25 *t, double D) {
+    const double k1 = 1.2;
+    const double b = 0.75;
+    double score = 0.0;
+    for (int i = 0; i < t->phrases; i++) {
+        score += t->idf[i] * ((t->freq[i] * (k1 + 1.0)) / (t->freq[i] + k1 * (1 - b + b * D / t->avgdl)));
+    }
+    return score;
+}
+
+/* Keeps an exact score among the k best; once k are kept, best[worst] is
+ * the k-th best (k is a LIMIT, and only rows that may rank get here: a scan
+ * for the new worst costs less than keeping a heap). */
+static void top_keep(TopBM25 *t, double x) {
+    if (t->kept < t->k) {
+        t->best[t->kept++] = x;
+    } else if (x > t->best[t->worst]) {
+        t->best[t->worst] = x;
+    } else {
+        return;
+    }
+    if (t->kept < t->k) return;
+    int worst = 0;
+    for (int i = 1; i < t->k; i++) if (t->best[i] < t->best[worst]) worst = i;
+    t->worst = worst;
+}
+
+static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                    int argc, sqlite3_value **argv) {
+    if (argc != 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1
+        || sqlite3_value_int64(argv[0]) > 1000000) {
+        sqlite3_result_error(ctx, "ib_bm25: usage ib_bm25(fts_table, k), k the query's LIMIT (1..1000000)", -1);
+        return;
+    }
+    TopBM25 *t = top_for(api, fts, ctx, (int)sqlite3_value_int64(argv[0]));
+    if (!t) return;
+    for (int i = 0; i < t->phrases; i++) t->freq[i] = 0.0;
+    int nInst = 0, last = -1;
+    int rc = api->xInstCount(fts, &nInst);
+    for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+        int ip, ic, io;
+        rc = api->xInst(fts, i, &ip, &ic, &io);
+        if (rc == SQLITE_OK) { t->freq[ip] += 1.0; if (io > last) last = io; }
+    }
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    if (t->kept == t->k) {
+        /* The row holds at least as many tokens as the offset of its last
+         * instance + 1 (offsets count tokens from 0 in the row's one column)
+         * and as its most frequent phrase's instances. */
+        double shortest = (double)last + 1.0;
+        for (int i = 0; i < t->phrases; i++) if (t->freq[i] > shortest) shortest = t->freq[i];
+        double bound = top_score(t, shortest);
+        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst]) { sqlite3_result_double(ctx, 1.0); return; }
+    }
+    int nTok = 0;
+    rc = api->xColumnSize(fts, -1, &nTok);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    double score = top_score(t, (double)nTok);
+    /* A row evaluated twice (it never is in the query above) is counted once. */
+    sqlite3_int64 row = api->xRowid(fts);
+    if (!t->hasLast || row != t->lastRow) top_keep(t, score);
+    t->lastRow = row; t->hasLast = 1;
+    sqlite3_result_double(ctx, -1.0 * score);
+}
+
 int ib_rank_register(sqlite3 *db) {
     if (!db) return SQLITE_MISUSE;
     fts5_api *api = 0;
@@ -176,5 +321,7 @@ int ib_rank_register(sqlite3 *db) {
     rc = sqlite3_finalize(statement);
     if (rc != SQLITE_OK) return rc;
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    return api->xCreateFunction(api, "ib_concepts", 0, ib_concepts, 0);
+    rc = api->xCreateFunction(api, "ib_concepts", 0, ib_concepts, 0);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_bm25", 0, ib_bm25, 0);
+    return rc;
 }

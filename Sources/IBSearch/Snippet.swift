@@ -110,18 +110,21 @@ public enum Snippet {
             start = wordIndices[first]
             end = wordIndices[min(first + window, wordIndices.count) - 1] + 1
         }
-        var out = start > 0 ? "…" : ""
+        // Built as scalars (a String per token cost most of a snippet's time).
+        var out = String.UnicodeScalarView()
+        if start > 0 { out.append("…") }
         for t in tokens[start..<end] {
-            var piece = ""
-            piece.unicodeScalars.append(contentsOf: t.scalars)
-            out += t.matched ? open + piece + close : piece
+            if t.matched { out.append(contentsOf: open.unicodeScalars) }
+            for s in t.scalars { out.append(s) }
+            if t.matched { out.append(contentsOf: close.unicodeScalars) }
         }
+        var text = String(out)
         if end < tokens.count {
-            while out.hasSuffix(" ") { out.removeLast() }
-            out += "…"
+            while text.hasSuffix(" ") { text.removeLast() }
+            text += "…"
         }
         // Join adjacent marks inside CJK runs: «福»«尔» -> «福尔».
-        return out.replacingAll(close + open, with: "")
+        return text.replacingAll(close + open, with: "")
     }
 
     /// A word's scalars as a lowercased String; ASCII (most words) without the
@@ -145,7 +148,8 @@ public enum Snippet {
 
 extension String {
     func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty, contains(target) else { return self }
+        // Most snippets hold no joined marks: a byte search answers first.
+        guard !target.isEmpty, utf8.containsBytes(target.utf8), contains(target) else { return self }
         var out = ""
         var rest = Substring(self)
         while let range = rest.firstRange(of: target) {
@@ -155,5 +159,19 @@ extension String {
         }
         out += rest
         return out
+    }
+}
+
+extension String.UTF8View {
+    /// Whether `needle`'s bytes occur in a row (a necessary condition for String.contains).
+    func containsBytes(_ needle: String.UTF8View) -> Bool {
+        let n = Array(needle), h = Array(self)
+        guard let first = n.first, n.count <= h.count else { return n.isEmpty }
+        var i = 0
+        while i <= h.count - n.count {
+            if h[i] == first && h[i..<(i + n.count)].elementsEqual(n) { return true }
+            i += 1
+        }
+        return false
     }
 }

@@ -59,9 +59,13 @@ extension Library {
             try statement.bind(5, high)
         } else {
             // The whole library: rank inside FTS5 alone, then look up the few winners.
+            // bm25() there is ib_bm25(), the same scores without reading the length of
+            // rows that cannot make the LIMIT (CIBRank; it needs the LIMIT and no other
+            // WHERE term, as here).
+            let ranked = concepts == nil && limit <= 1_000_000 ? "ib_bm25(chunks_fts, ?2)" : rank
             statement = try db.prepare("""
                 SELECT f.seq, c.book_id, c.chunk_index, f.s FROM
-                  (SELECT rowid AS seq, \(rank) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
+                  (SELECT rowid AS seq, \(ranked) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f
                 JOIN chunks c ON c.seq = f.seq ORDER BY f.s, f.seq
                 """)
         }
