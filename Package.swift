@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "IBModel", dependencies: ["IBCore", "IBTokenizer", "CKernels"]),
         .target(name: "IBEmbed", dependencies: ["IBCore", "IBModel", "IBHTTP", "IBStore"]),
         // Whisper speech to text, native: CTranslate2 model.bin read directly, CKernels for the maths.
-        .target(name: "IBWhisper", dependencies: ["IBCore", "CKernels"]),
+        .target(name: "IBWhisper", dependencies: ["IBCore", "IBModel", "CKernels"]),
 
         // MARK: the library
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -4,43 +4,16 @@
 // Attention itself, LayerNorm, the convolution's GELU and the output
 // projection's screening (ScreenedLogits) stay as they are.
 import CKernels
+import IBModel
 
-/// One linear layer packed for ib_gemm_i8.
+/// One linear layer: its weight as an Int8Matrix (IBModel) and its bias.
 struct PackedLinear: Sendable {
-    let packed: [Int8]
-    let scales: [Float]
-    let sums: [Int32]
+    let matrix: Int8Matrix
     let bias: [Float]
-    let outputs: Int
-    let inputs: Int
 
     init(weight: [Float], bias: [Float], outputs: Int, inputs: Int) {
-        var scales = [Float](repeating: 0, count: outputs), sums = [Int32](repeating: 0, count: outputs)
-        let bytes = ib_i8_packed_bytes(Int32(outputs), Int32(inputs))
-        packed = [Int8](unsafeUninitializedCapacity: bytes) { out, initialized in
-            ib_i8_pack(weight, Int32(outputs), Int32(inputs), out.baseAddress!, &scales, &sums)
-            initialized = bytes
-        }
-        self.scales = scales
-        self.sums = sums
+        matrix = weight.withUnsafeBufferPointer { Int8Matrix(weight: $0.baseAddress!, outputs: outputs, inputs: inputs) }
         self.bias = bias
-        self.outputs = outputs
-        self.inputs = inputs
-    }
-
-    /// From int8 codes [outputs, inputs] quantised one scale a row elsewhere; no bias.
-    init(codes: [Int8], scales: [Float], outputs: Int, inputs: Int) {
-        var sums = [Int32](repeating: 0, count: outputs)
-        let bytes = ib_i8_packed_bytes(Int32(outputs), Int32(inputs))
-        packed = [Int8](unsafeUninitializedCapacity: bytes) { out, initialized in
-            ib_i8_pack_codes(codes, Int32(outputs), Int32(inputs), out.baseAddress!, &sums)
-            initialized = bytes
-        }
-        self.scales = scales
-        self.sums = sums
-        bias = [Float](repeating: 0, count: outputs)
-        self.outputs = outputs
-        self.inputs = inputs
     }
 
     init(_ linear: Linear) {
@@ -48,41 +21,30 @@ struct PackedLinear: Sendable {
                   bias: linear.bias, outputs: linear.outputs, inputs: linear.inputs)
     }
 
+    /// The output projection from int8 codes [outputs, inputs] quantised elsewhere; no bias.
+    init(codes: [Int8], scales: [Float], outputs: Int, inputs: Int) {
+        matrix = Int8Matrix(codes: codes, scales: scales, outputs: outputs, inputs: inputs)
+        bias = [Float](repeating: 0, count: outputs)
+    }
+
     /// C[rows, outputs] (row stride ldc) = A[rows, inputs] (row stride lda) * W^T + bias, rows split over the cores.
     func apply(rows: Int, _ a: UnsafePointer<Float>, lda: Int, _ c: UnsafeMutablePointer<Float>, ldc: Int, flags: Int32) {
-        packed.withUnsafeBufferPointer { w in
-            scales.withUnsafeBufferPointer { s in
-                sums.withUnsafeBufferPointer { t in
-                    bias.withUnsafeBufferPointer { b in
-                        Parallel.ranges(rows, minimumPerPart: 16) { part in
-                            ib_gemm_i8(Int32(part.count), Int32(outputs), Int32(inputs), a + part.lowerBound * lda, Int32(lda),
-                                       w.baseAddress!, s.baseAddress!, t.baseAddress!, b.baseAddress,
-                                       c + part.lowerBound * ldc, Int32(ldc), flags)
-                        }
-                    }
-                }
+        bias.withUnsafeBufferPointer { b in
+            Parallel.ranges(rows, minimumPerPart: 16) { part in
+                matrix.multiply(rows: part.count, a + part.lowerBound * lda, lda: lda, bias: b.baseAddress,
+                                c + part.lowerBound * ldc, ldc: ldc, flags: flags)
             }
         }
     }
-}
 
-extension PackedLinear {
     /// The same product with the outputs (whole packed blocks of 16) split over the cores: for a few rows
     /// against a wide matrix, such as the hypotheses of a beam against the vocabulary.
     func applyByColumns(rows: Int, _ a: UnsafePointer<Float>, lda: Int, _ c: UnsafeMutablePointer<Float>, ldc: Int) {
-        let blockBytes = 16 * ((inputs + 3) & ~3), blocks = (outputs + 15) / 16
-        packed.withUnsafeBufferPointer { w in
-            scales.withUnsafeBufferPointer { s in
-                sums.withUnsafeBufferPointer { t in
-                    bias.withUnsafeBufferPointer { b in
-                        Parallel.ranges(blocks, minimumPerPart: 256) { part in
-                            let first = part.lowerBound * 16, count = min(outputs, part.upperBound * 16) - first
-                            ib_gemm_i8(Int32(rows), Int32(count), Int32(inputs), a, Int32(lda),
-                                       w.baseAddress! + part.lowerBound * blockBytes, s.baseAddress! + first, t.baseAddress! + first,
-                                       b.baseAddress! + first, c + first, Int32(ldc), 0)
-                        }
-                    }
-                }
+        let outputs = matrix.outputs, blocks = (outputs + 15) / 16
+        bias.withUnsafeBufferPointer { b in
+            Parallel.ranges(blocks, minimumPerPart: 256) { part in
+                matrix.multiply(rows: rows, a, lda: lda, bias: b.baseAddress, c, ldc: ldc, flags: 0,
+                                columns: (part.lowerBound * 16)..<min(outputs, part.upperBound * 16))
             }
         }
     }
