@@ -196,6 +196,7 @@ public enum CaptureTool {
         let out = OutputStream.standardOutput
         var positionals = args.positionals
         let sub = positionals.first
+        if positionals.count == 1, let close = Subcommands.suggestion(sub!, among: ["status", "export", "import"]) { throw Subcommands.unknown(sub!, suggestion: close) }
         if sub == "status" || sub == "export" || sub == "import" {
             positionals.removeFirst()
             let store = try CaptureStore.open(path: db, create: sub == "import")
