@@ -73,6 +73,22 @@ ib-ask --page 999 "Who is Irene Adler?" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--page" "$tmp/err" && grep -q "($pages pages)" "$tmp/err" || fail "--page 999 of $pages pages: exit $rc: $(cat "$tmp/err")"
 ok "offline: no front matter, no answer to another book's question, --page past the end (exit 2)"
 
+# 2c. The cast list is not an answer (Hamlet, from ../shared/books/long when it is there).
+hamlet="$root/../shared/books/long/hamlet.epub"
+if [ -f "$hamlet" ]; then
+  ib-parse "$hamlet" | ib-chunk | ib-embed | IB_DB="$tmp/hamlet.db" ib-index -q || fail "building the Hamlet library"
+  IB_DB="$tmp/hamlet.db" ib-ask --json "Who killed Hamlet's father?" >"$tmp/json" 2>"$tmp/err" || fail "Hamlet: $(cat "$tmp/err")"
+  python3 - "$tmp/json" <<'PY' || fail "Hamlet: answered from the cast list: $(cat "$tmp/json")"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert "Ghost of Hamlet’s father”" not in o["answer"], o["answer"]
+assert o["sources"], "no passages"
+PY
+  ok "offline: no answer from Hamlet's cast list"
+else
+  echo "ask.sh: skipped the Hamlet check: no $hamlet" >&2
+fi
+
 # 3. Piped questions share one conversation; --list shows it.
 before=$(q "SELECT count(*) FROM conversations")
 printf 'What is in the photograph?\nWhere does Irene Adler live?\n' | ib-ask >"$tmp/out" 2>"$tmp/err" || fail "piped: $(cat "$tmp/err")"
