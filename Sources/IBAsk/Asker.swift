@@ -272,22 +272,19 @@ public final class Asker {
             try onText(result.answer)
             return result
         }
-        var chosen = [scored[0]]
-        var chosenKeys = [ExtractiveRules.key(candidates[scored[0].index].sentence)]
-        for s in scored.dropFirst() where chosen.count < 3 && s.score >= best - 0.08 && s.score > 0.2 {
-            let key = ExtractiveRules.key(candidates[s.index].sentence)
-            guard !ExtractiveRules.repeats(key, chosenKeys) else { continue }
-            chosen.append(s)
-            chosenKeys.append(key)
+        var picked: [(index: Int, key: String)] = []
+        for s in scored where s.index == scored[0].index || (picked.count < 3 && s.score >= best - 0.08 && s.score > 0.2) {
+            ExtractiveRules.pick(s.index, key: ExtractiveRules.key(candidates[s.index].sentence), into: &picked)
         }
+        var chosen = picked.map(\.index)
         // In book order, each with its page.
         chosen.sort {
-            let a = search.passages[candidates[$0.index].passage], b = search.passages[candidates[$1.index].passage]
-            return (a.chunkIndex, candidates[$0.index].order) < (b.chunkIndex, candidates[$1.index].order)
+            let a = search.passages[candidates[$0].passage], b = search.passages[candidates[$1].passage]
+            return (a.chunkIndex, candidates[$0].order) < (b.chunkIndex, candidates[$1].order)
         }
         var lines: [String] = []
         for c in chosen {
-            let candidate = candidates[c.index]
+            let candidate = candidates[c]
             let passage = search.passages[candidate.passage]
             let (start, end) = pages(of: candidate.sentence, in: passage)
             // Stray quotes of the dialogue around it would double up with ours.

@@ -66,6 +66,16 @@ enum ExtractiveRules {
         }))
     }
 
+    /// Adds candidate `index` (its sentence's `key`) to `picked` unless it
+    /// repeats one there; the whole sentence takes the place of a fragment of it.
+    static func pick(_ index: Int, key: String, into picked: inout [(index: Int, key: String)]) {
+        if let fragment = picked.firstIndex(where: { key.count > $0.key.count && repeats(key, [$0.key]) }) {
+            picked[fragment] = (index, key)
+        } else if !repeats(key, picked.map(\.key)) {
+            picked.append((index, key))
+        }
+    }
+
     /// Whether `sentence` repeats one already chosen: the same words, or a
     /// part of it (overlapping chunks cut sentences at their edges).
     static func repeats(_ key: String, _ chosen: [String]) -> Bool {

@@ -35,6 +35,15 @@ final class OfflineAnswerRuleTests: XCTestCase {
         XCTAssertTrue(ExtractiveRules.repeats(ExtractiveRules.key("call me Ishmael he said and sat down by the fire"), [whole]))
         XCTAssertTrue(ExtractiveRules.repeats(ExtractiveRules.key("he said, and sat down by the fire."), [whole]), "a chunk cut mid-sentence")
         XCTAssertFalse(ExtractiveRules.repeats(ExtractiveRules.key("The fire went out before dawn."), [whole]))
+        // Moby-Dick, p. 609: two overlapping chunks, the second cut mid-sentence; the
+        // build before quoted both. The whole sentence replaces its fragment.
+        let fragment = "to that spot, and sustained there by the rope; under these circumstances, its fastened end on deck is always given in strict charge to some one man."
+        let sentence = "When in working with his hands at some lofty almost isolated place in the rigging, the sailor at sea is hoisted up " + fragment
+        var picked: [(index: Int, key: String)] = []
+        for (i, s) in [fragment, sentence, "Because in such a wilderness of running rigging the ends are cast down.", fragment].enumerated() {
+            ExtractiveRules.pick(i, key: ExtractiveRules.key(s), into: &picked)
+        }
+        XCTAssertEqual(picked.map(\.index), [1, 2], "the whole sentence once, then the other one")
     }
 
     func testAWeakBestSentenceShowsThePassagesInstead() throws {
