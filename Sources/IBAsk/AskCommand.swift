@@ -19,7 +19,8 @@ public enum AskCommand {
 
     Options:
       -b, --book BOOK         the book: id, id prefix or title (default: the only book)
-          --page PAGE         the reader's page (label or number) instead of the stored one
+          --page PAGE         the reader's page (label or number) instead of the stored one;
+                              past the book's last page: exit 2
           --all-pages         use the whole book, ignoring the reading position (spoilers!)
           --provider NAME     anthropic, openai, ollama or extractive (default: $IB_PROVIDER,
                               else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive)
@@ -43,13 +44,19 @@ public enum AskCommand {
           --conversation ID   continue conversation ID (or a unique prefix)
           --list              list the conversations and exit
           --strict            remove unsupported citations (prints the answer when complete)
-          --json              write one JSON object per question (answer, citations, sources, usage)
+          --json              write one JSON object per question (answer, answered, citations,
+                              sources, usage)
       -v, --verbose           tool calls, retrieved pages, token usage on stderr
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
                               never created; read-only libraries are read; not a regular file: exit 2
           --model-dir DIR     the sentence encoder, for extractive answers (default $IB_MODEL_DIR)
       -h, --help              this help
           --version           the version, the commit and the model folder
+
+    Offline (extractive) answers quote the book's closest sentences, never its
+    front or back matter (cast lists, contents, licence) and never one twice; when
+    the best sentence scores below 0.57 they say "No offline answer" and show the
+    nearest passages instead ("answered": false in --json).
 
     ib-ask --search ARGS... runs ib-search ARGS with this tool's providers, for
     ib-search --expand and --rerank (same options and output as ib-search).
@@ -281,6 +288,7 @@ public enum AskCommand {
         object["book_id"] = .string(book.id)
         object["question"] = .string(question)
         object["answer"] = .string(answer)
+        object["answered"] = .bool(result.answered)
         object["citations"] = .array(citations.map { c in
             var j = c.json.objectValue!
             j["labels"] = .array(c.pages.map { .string(book.display($0)) })

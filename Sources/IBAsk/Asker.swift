@@ -15,6 +15,9 @@ public struct AskResult: Sendable {
     public var calls: Int
     public var provider: String
     public var model: String
+    /// False when the offline answer found nothing close enough to answer
+    /// and showed the nearest passages instead.
+    public var answered = true
 
     public var unsupported: [Citation] { citations.filter { !$0.supported } }
 }
@@ -224,15 +227,20 @@ public final class Asker {
         let encoder = try embedder()
         result.model = encoder.modelName
         let upTo = book.currentPage.map { " up to page \(book.display($0))" } ?? ""
+        // Front and back matter (cast lists, contents, licences) is not the book's text.
+        let usable = search.passages.indices.filter { !ExtractiveRules.isMatter(search.passages[$0]) }
+        if usable.count < search.passages.count { log?("extractive: \(search.passages.count - usable.count) passage(s) of front or back matter left out") }
         var candidates: [(sentence: String, passage: Int, order: Int)] = []
         var seen = Set<String>()
-        for (i, p) in search.passages.enumerated() {
+        for i in usable {
             // Overlapping chunks repeat sentences: keep each once.
-            for (j, s) in Sentences.split(p.text).enumerated() where s.count >= 12 && seen.insert(s).inserted {
+            for (j, s) in Sentences.split(search.passages[i].text).enumerated()
+            where s.count >= 12 && ExtractiveRules.isQuotable(s) && seen.insert(ExtractiveRules.key(s)).inserted {
                 candidates.append((s, i, j))
             }
         }
         guard !candidates.isEmpty else {
+            result.answered = false
             result.answer = Prompts.extractiveIntro + "\nNothing in the book\(upTo) matches the question."
             try onText(result.answer)
             return result
@@ -257,19 +265,26 @@ public final class Asker {
         }
         scored.sort { $0.score > $1.score }
         let best = scored[0].score
-        var chosen = [scored[0]]
-        for s in scored.dropFirst() where chosen.count < 3 && s.score >= best - 0.08 && s.score > 0.2 {
-            chosen.append(s)
-        }
         log?("extractive: best sentence similarity \(String(best))")
+        guard best >= ExtractiveRules.weakBelow else {
+            result.answered = false
+            result.answer = weakAnswer(best, passages: usable.prefix(3).map { search.passages[$0] }, upTo: upTo)
+            try onText(result.answer)
+            return result
+        }
+        var picked: [(index: Int, key: String)] = []
+        for s in scored where s.index == scored[0].index || (picked.count < 3 && s.score >= best - 0.08 && s.score > 0.2) {
+            ExtractiveRules.pick(s.index, key: ExtractiveRules.key(candidates[s.index].sentence), into: &picked)
+        }
+        var chosen = picked.map(\.index)
         // In book order, each with its page.
         chosen.sort {
-            let a = search.passages[candidates[$0.index].passage], b = search.passages[candidates[$1.index].passage]
-            return (a.chunkIndex, candidates[$0.index].order) < (b.chunkIndex, candidates[$1.index].order)
+            let a = search.passages[candidates[$0].passage], b = search.passages[candidates[$1].passage]
+            return (a.chunkIndex, candidates[$0].order) < (b.chunkIndex, candidates[$1].order)
         }
         var lines: [String] = []
         for c in chosen {
-            let candidate = candidates[c.index]
+            let candidate = candidates[c]
             let passage = search.passages[candidate.passage]
             let (start, end) = pages(of: candidate.sentence, in: passage)
             // Stray quotes of the dialogue around it would double up with ours.
@@ -279,6 +294,20 @@ public final class Asker {
         result.answer = Prompts.extractiveIntro + "\n" + lines.joined(separator: "\n")
         try onText(result.answer)
         return result
+    }
+
+    /// No answer: says so, with the score and the rule, and shows the nearest
+    /// passages (the start of each) for the reader to judge.
+    func weakAnswer(_ best: Float, passages: [Passage], upTo: String) -> String {
+        let score = String(Double(Int((best * 100).rounded())) / 100)
+        var text = "No offline answer: nothing in the book\(upTo) answers the question closely enough "
+            + "(best sentence \(score), an answer needs \(ExtractiveRules.weakBelowText)). "
+            + "The passages nearest the question:"
+        for p in passages {
+            let flat = p.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            text += "\n(\(book.citation(p.startPage, p.endPage))) " + (flat.count > 300 ? String(flat.prefix(300)) + "…" : flat)
+        }
+        return text
     }
 
     /// The page(s) of a sentence inside a passage: found in the page texts

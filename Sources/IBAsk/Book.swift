@@ -108,6 +108,10 @@ public enum BookLookup {
             guard let page = context.page(forArgument: override), page >= 1 else {
                 throw IBError.usage("--page: no page '\(override)' in \(book.title)")
             }
+            // A page past the end would lift the spoiler bound without saying so.
+            if context.pageCount > 0 && page > context.pageCount {
+                throw IBError.usage("--page: page \(override) is past the end of \(book.title) (\(context.pageCount) page\(context.pageCount == 1 ? "" : "s"))")
+            }
             context.currentPage = page
         } else if let current = position?.currentPage, current > 0 {
             context.currentPage = current

@@ -30,7 +30,7 @@ public final class SearchRetriever: Retriever {
         while warned < engine.warnings.count { log?(engine.warnings[warned]); warned += 1 }
         return results.map {
             Passage(bookID: $0.bookID, chunkIndex: $0.chunkIndex, startPage: $0.startPage, endPage: $0.endPage,
-                    text: $0.text, score: $0.score)
+                    text: $0.text, score: $0.score, section: $0.section)
         }
     }
 }

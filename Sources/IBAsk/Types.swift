@@ -12,10 +12,13 @@ public struct Passage: Sendable, Equatable {
     public var endPage: Int
     public var text: String
     public var score: Double
+    /// The section it starts in, outermost first (nil: not known).
+    public var section: [String]?
 
-    public init(bookID: String, chunkIndex: Int, startPage: Int, endPage: Int, text: String, score: Double = 0) {
+    public init(bookID: String, chunkIndex: Int, startPage: Int, endPage: Int, text: String, score: Double = 0,
+                section: [String]? = nil) {
         self.bookID = bookID; self.chunkIndex = chunkIndex; self.startPage = startPage
-        self.endPage = endPage; self.text = text; self.score = score
+        self.endPage = endPage; self.text = text; self.score = score; self.section = section
     }
 
     /// "<book_id>:<index>", as everywhere in ib.

@@ -242,7 +242,9 @@ public enum CaptureTool {
         if !pictureOptions.isEmpty && !["card", "chart", "status", "export"].contains(sub ?? "") {
             throw IBError.usage("--\(pictureOptions[0]) goes with card, chart, status --format svg|png or export --format cards")
         }
-        if ["status", "export", "import", "card", "chart", "suggest"].contains(sub ?? "") {
+        let subcommands = ["status", "export", "import", "card", "chart", "suggest"]
+        if positionals.count == 1, let close = Subcommands.suggestion(sub!, among: subcommands) { throw Subcommands.unknown(sub!, suggestion: close) }
+        if subcommands.contains(sub ?? "") {
             positionals.removeFirst()
             let store = try CaptureStore.open(path: db, create: sub == "import")
             let today = opts.today ?? Day(seconds: opts.now)

@@ -182,7 +182,7 @@ final class Progress {
         lastPrint = now
         let elapsed = max(now - started, 1e-6)
         let rate = Double(chunks) / elapsed
-        var line = "\r\u{1B}[Kib-embed: \(chunks) chunks, \(format(rate)) chunks/s"
+        var line = "\r\u{1B}[Kib-embed: \(counted(chunks, "chunk")), \(format(rate)) chunks/s"
         if totalBytes > 0, doneBytes > 0, doneBytes < totalBytes {
             let eta = elapsed * Double(totalBytes - doneBytes) / Double(doneBytes)
             line += ", ETA \(duration(eta))"
@@ -192,7 +192,7 @@ final class Progress {
 
     func finish(chunks: Int) {
         let elapsed = max(Timestamp.monotonic() - started, 1e-6)
-        printError("\r\u{1B}[Kib-embed: \(chunks) chunks in \(duration(elapsed)), \(format(Double(chunks) / elapsed)) chunks/s")
+        printError("\r\u{1B}[Kib-embed: \(counted(chunks, "chunk")) in \(duration(elapsed)), \(format(Double(chunks) / elapsed)) chunks/s")
     }
 
     private func format(_ x: Double) -> String { String(Int(x * 10) / 10) + "." + String(Int(x * 10) % 10) }

@@ -9,6 +9,7 @@ public enum IndexCommand {
            ib-index [--db PATH] --restructure [FILE...]   rebuild stored books' structure from page records
            ib-index [--db PATH] list
            ib-index [--db PATH] show [--json] BOOK
+           ib-index [--db PATH] get [--context N] [--all-pages] [--json] BOOK:PAGE or CHUNK_ID
            ib-index [--db PATH] delete [--purge] [--yes] BOOK...
            ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
            ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
@@ -19,6 +20,11 @@ public enum IndexCommand {
     Stores book, page and chunk records (with or without embeddings) and the
     reader's records in the library, one transaction per book; manages the library.
     BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
+    get prints a passage (CHUNK_ID as ib-search gives it, BOOK_ID:INDEX; or the one
+    where BOOK:PAGE starts, PAGE a number or printed label) with N neighbouring
+    passages on each side, as text (--json: one JSON line per passage). Like every
+    read it stops at the reading position: a passage past it is refused (exit 1)
+    and later neighbours are left out, unless --all-pages.
     --replace stores a book's text again under the same book: its quotes, notes,
     progress and reading state stay. delete removes a book's text but keeps the
     reader's words (detached, with the book's title; still exported and searched)
@@ -35,7 +41,11 @@ public enum IndexCommand {
       --replace              store books again even when their id is already stored
       --restructure          read page records (ib-parse BOOK | ib-index --restructure) and rebuild the
                              stored book's sections and chunks' sections; no vector is touched
-      --json                 show: the book and its sections as one JSON object
+      --json                 show: the book and its sections as one JSON object;
+                             get: one JSON line per passage (chunk_id, book_id, title, pages,
+                             labels, asked, text)
+      --context N            get: N passages before and after (default 0; 0 to 20)
+      --all-pages            get: also past the reading position (spoilers)
       --missing-embeddings   export: only the chunks without a vector (for ib-embed)
       --floats               export: embeddings as JSON arrays instead of base64
       --purge                delete: remove the reader's quotes, notes, progress and
@@ -46,18 +56,20 @@ public enum IndexCommand {
           --version          the version, the commit and the model folder
 
     Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
-    Exit status: 0 ok, 1 error, 2 usage, 3 BOOK matches several books (or, for
+    Exit status: 0 ok, 1 error, 2 usage (a slip for a subcommand, as in "ib-index lst",
+    says "did you mean list?"), 3 BOOK matches several books (or, for
     delete, only a partial title without --yes); nothing was changed.
     See ib-index(1) for the replace rule and concurrency.
     """
 
     static var options: [Arguments.Option] { [
-        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"), .init("missing-embeddings"), .init("floats"),
+        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"),
+        .init("context", takesValue: true), .init("all-pages"), .init("missing-embeddings"), .init("floats"),
         .init("purge"), .init("yes", short: "y"),
         .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
     ] }
 
-    static let subcommands: Set<String> = ["list", "show", "delete", "set-page", "export", "stats", "vacuum", "quantize", "store"]
+    static let subcommands: Set<String> = ["list", "show", "get", "delete", "set-page", "export", "stats", "vacuum", "quantize", "store"]
 
     /// What every subcommand gets: the parsed flags, its own arguments, the library's path (nil: the default).
     struct Invocation {
@@ -79,6 +91,9 @@ public enum IndexCommand {
         if let first = positionals.first, subcommands.contains(first), !FileSystem.exists(first) {
             command = first
             positionals.removeFirst()
+        } else if let first = positionals.first, !FileSystem.exists(first),
+                  let close = Subcommands.suggestion(first, among: subcommands.sorted()) {
+            throw Subcommands.unknown(first, suggestion: close)
         }
         let invocation = Invocation(args: args, positionals: positionals, db: try args.path("db"))
         if args.has("restructure") {
@@ -90,6 +105,7 @@ public enum IndexCommand {
         case "store": try store(invocation)
         case "list": try list(invocation)
         case "show": try show(invocation)
+        case "get": try get(invocation)
         case "delete": try delete(invocation)
         case "set-page": try setPage(invocation)
         case "export": try export(invocation)
@@ -115,12 +131,12 @@ public enum IndexCommand {
         try indexer.finish()
         let s = indexer.summary
         if !c.quiet {
-            var parts = ["\(s.stored.count) books stored"]
+            var parts = [counted(s.stored.count, "book") + " stored"]
             if !s.unchanged.isEmpty { parts.append("\(s.unchanged.count) unchanged") }
             if !s.replaced.isEmpty { parts.append("\(s.replaced.count) replaced") }
-            parts.append("\(s.vectorsStored + s.vectorsAdded) vectors")
-            if s.chunksWithoutVectors > 0 { parts.append("\(s.chunksWithoutVectors) chunks without embeddings") }
-            if s.readerRecords > 0 { parts.append("\(s.readerRecords) reader records") }
+            parts.append(counted(s.vectorsStored + s.vectorsAdded, "vector"))
+            if s.chunksWithoutVectors > 0 { parts.append(counted(s.chunksWithoutVectors, "chunk") + " without embeddings") }
+            if s.readerRecords > 0 { parts.append(counted(s.readerRecords, "reader record")) }
             printError("ib-index: " + parts.joined(separator: ", ") + " (\(library.path))")
         }
         if Config.environment("IB_INDEX_TIMING") != nil {
@@ -163,7 +179,7 @@ public enum IndexCommand {
             c.out.writeJSON(.object(object))
         } else if Terminal.stdoutIsTerminal {
             c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
-            if !sections.isEmpty { c.out.write("\ncontents (\(sections.count) sections):\n" + contentsLines(sections)) }
+            if !sections.isEmpty { c.out.write("\ncontents (\(counted(sections.count, "section"))):\n" + contentsLines(sections)) }
         } else {
             c.out.writeJSON(book.json)
         }

@@ -33,7 +33,7 @@ extension IndexCommand {
             guard let id = bookID else { return }
             var count = 0
             try described(library) { count = try library.restructure(bookID: id, pages: pages) }
-            if !c.quiet { printError("ib-index: \(id): \(count) sections") }
+            if !c.quiet { printError("ib-index: \(id): \(counted(count, "section"))") }
             bookID = nil; pages = []
         }
         try RecordReader.forEach(paths: c.positionals) { record, _ in

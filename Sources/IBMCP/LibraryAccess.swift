@@ -163,6 +163,11 @@ final class LibraryAccess {
         }
     }
 
+    /// A passage and its neighbours, bounded by the reading position as every read is.
+    func passageWindow(_ book: BookInfo, index: Int, context: Int, allPages: Bool) throws -> PassageWindow {
+        try guarded { try library().passageWindow(book: book, index: index, context: context, allPages: allPages) }
+    }
+
     /// Every chunk of a book that ends on or before `page`: the last one (where reading stopped).
     func lastPassage(_ bookID: String, upTo page: Int) throws -> PassageFacts? {
         try guarded {

@@ -25,23 +25,18 @@ enum ToolBodies {
             throw ToolError("chunk_id: expected BOOK_ID:INDEX (as search_library returns it), got \"\(id)\"")
         }
         let book = try access.book(String(id[..<colon]))
-        guard let chunk = try access.passage(book.id, index) else {
+        let passages: [PassageFacts], moreHidden: Bool
+        switch try access.passageWindow(book, index: index, context: a.int("context") ?? 0, allPages: a.bool("all_pages")) {
+        case .noSuchPassage:
             throw ToolError("no passage \(index) in '\(book.title)' (\(book.id))")
-        }
-        let limit = a.bool("all_pages") || book.currentPage == 0 ? Int.max : book.currentPage
-        if chunk.endPage > limit {
-            throw ToolError("passage \(book.id):\(index) ends on page \(chunk.endPage), past the reading position (page \(book.currentPage)) of '\(book.title)'; it is not shown, so as not to spoil the book. Call again with all_pages: true only if the user asks to read ahead.")
-        }
-        let context = a.int("context") ?? 0
-        var passages: [JSON] = []
-        var moreHidden = false
-        for i in max(0, index - context)...(index + context) {
-            guard let p = i == index ? chunk : try access.passage(book.id, i) else { continue }
-            if p.endPage > limit { moreHidden = true; break }
-            passages.append(try passageJSON(book.id, p, access))
+        case .pastPosition(let endPage, let position):
+            throw ToolError("passage \(book.id):\(index) ends on page \(endPage), past the reading position (page \(position)) of '\(book.title)'; it is not shown, so as not to spoil the book. Call again with all_pages: true only if the user asks to read ahead.")
+        case .passages(let found, let hidden):
+            (passages, moreHidden) = (found.map(PassageFacts.init), hidden)
         }
         return ["book_id": .string(book.id), "title": .string(book.title), "chunk_id": .string("\(book.id):\(index)"),
-                "reading_position": JSON(book.currentPage), "passages": .array(passages), "more_hidden": .bool(moreHidden)]
+                "reading_position": JSON(book.currentPage), "passages": .array(try passages.map { try passageJSON(book.id, $0, access) }),
+                "more_hidden": .bool(moreHidden)]
     }
 
     static func passageJSON(_ bookID: String, _ p: PassageFacts, _ access: LibraryAccess) throws -> JSON {

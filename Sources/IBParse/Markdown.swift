@@ -155,7 +155,7 @@ enum MarkdownParser {
                 guard !value.isEmpty else { continue }
                 switch key {
                 case "title": result.title = value
-                case "author", "authors", "creator": result.authors.append(value)
+                case "author", "authors", "creator": result.authors += flowSequence(value) ?? [value]
                 case "lang", "language": result.language = value
                 default: break
                 }
@@ -164,6 +164,30 @@ enum MarkdownParser {
         guard found else { return FrontMatter() }
         source.removeFirst(min(consumed, source.count))
         return result
+    }
+
+    /// A YAML flow sequence (`[A, "B, Jr."]`): its items, unquoted; nil when `s` is not one.
+    static func flowSequence(_ s: String) -> [String]? {
+        guard s.hasPrefix("["), s.hasSuffix("]") else { return nil }
+        var items: [String] = []
+        var current = ""
+        var quote: Character? = nil
+        for c in s.dropFirst().dropLast() {
+            if let q = quote {
+                if c == q { quote = nil }
+                current.append(c)
+            } else if c == "\"" || c == "'" {
+                quote = c
+                current.append(c)
+            } else if c == "," {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        items.append(current)
+        return items.map(unquote).filter { !$0.isEmpty }
     }
 
     static func unquote(_ s: String) -> String {

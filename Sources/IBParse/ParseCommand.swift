@@ -19,7 +19,7 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
 [Content_Types].xml, HTML markup), not only from the extension:
   text      UTF-8 (BOM accepted), UTF-16 LE/BE with a BOM; CRLF and CR become LF;
             other bytes are an error naming the byte offset (see --encoding)
-  markdown  cmark-gfm to plain text; front matter title/authors; headings start sections
+  markdown  cmark-gfm to plain text; front matter title/authors (authors: [A, B] is two); headings start sections
   html      all visible text (no script/style/template/noscript/head); <title>,
             <meta name="author">; headings start sections
   pdf       one page per physical page, printed page labels, line-end hyphenation

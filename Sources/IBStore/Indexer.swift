@@ -177,7 +177,7 @@ public final class Indexer {
         }
         guard !pages.isEmpty else { return nil }
         if book.pageCount > 0 && (pages.count != book.pageCount || pages.last!.page != book.pageCount) {
-            return "\(pages.count) of its \(book.pageCount) pages arrived"
+            return "\(pages.count) of its \(counted(book.pageCount, "page")) arrived"
         }
         func nonSpace<S: Sequence<Unicode.Scalar>>(_ scalars: S) -> Int {
             scalars.reduce(0) { $0 + ($1.properties.isWhitespace ? 0 : 1) }
@@ -252,7 +252,7 @@ public final class Indexer {
                 let missing = prepared.chunks.count - prepared.vectors.count
                 summary.chunksWithoutVectors += missing
                 if missing > 0 {
-                    report("book \(id) '\(book.title)': \(missing) of \(prepared.chunks.count) chunks have no embedding; fill them with: ib-index export --missing-embeddings | ib-embed | ib-index")
+                    report("book \(id) '\(book.title)': \(missing) of \(counted(prepared.chunks.count, "chunk")) \(missing == 1 ? "has" : "have") no embedding; fill them with: ib-index export --missing-embeddings | ib-embed | ib-index")
                 }
             }
         } catch let error as IBError {
@@ -390,7 +390,7 @@ public final class Indexer {
             addedKeys.insert(v.key)
             added += 1
         }
-        if unknown > 0 { report("book \(p.id): \(unknown) embeddings for chunks the library does not have were ignored") }
+        if unknown > 0 { report("book \(p.id): \(counted(unknown, "embedding")) for chunks the library does not have \(unknown == 1 ? "was" : "were") ignored") }
         guard added > 0 else {
             summary.unchanged.append(p.id)
             report("book \(p.id) is already in the library with these embeddings; nothing to do")
@@ -405,7 +405,7 @@ public final class Indexer {
                    model, dim, Timestamp.iso8601(), p.id)
         summary.vectorsAdded += added
         let missing = endPages.count - existing.count
-        report("book \(p.id): added \(added) embeddings" + (missing > 0 ? " (\(missing) chunks still have none)" : ""))
+        report("book \(p.id): added \(counted(added, "embedding"))" + (missing > 0 ? " (\(counted(missing, "chunk")) still \(missing == 1 ? "has" : "have") none)" : ""))
     }
 
     // MARK: reader records

@@ -212,7 +212,7 @@ public final class Library {
         try db.write {
             guard let book = try book(id: bookID) else { throw IBError("no book \(bookID)") }
             if book.pageCount > 0 && page > book.pageCount {
-                throw IBError("'\(book.title)' has \(book.pageCount) pages; page \(page) is past its end")
+                throw IBError("'\(book.title)' has \(counted(book.pageCount, "page")); page \(page) is past its end")
             }
             try db.run("UPDATE books SET current_page = ?, updated_at = ? WHERE id = ?", page, Timestamp.iso8601(), bookID)
         }

@@ -1,6 +1,6 @@
 // How many of the reader's own rows belong to a book: what `ib-index delete`
 // keeps detached, or removes with --purge, and says it did.
-
+import IBCore
 public struct ReaderWordCounts: Sendable, Equatable {
     public var quotes = 0
     public var notes = 0
@@ -17,9 +17,8 @@ public struct ReaderWordCounts: Sendable, Equatable {
 
     /// "3 quotes, 1 note, 0 progress events, 1 reading state, 0 conversations"
     public var description: String {
-        func n(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
-        return [n(quotes, "quote", "quotes"), n(notes, "note", "notes"), n(progressEvents, "progress event", "progress events"),
-                n(readingStates, "reading state", "reading states"), n(conversations, "conversation", "conversations")]
-            .joined(separator: ", ")
+        [counted(quotes, "quote"), counted(notes, "note"), counted(progressEvents, "progress event"),
+         counted(readingStates, "reading state"), counted(conversations, "conversation")]
+        .joined(separator: ", ")
     }
 }

@@ -35,3 +35,36 @@ final class TextClassesTests: XCTestCase {
         }
     }
 }
+
+/// Counts agree with their nouns in messages ("1 books stored" was one slip).
+final class CountedTests: XCTestCase {
+    func testOneIsSingularOthersPlural() {
+        XCTAssertEqual(counted(1, "book") + " stored", "1 book stored")
+        XCTAssertEqual(counted(0, "book"), "0 books")
+        XCTAssertEqual(counted(2, "reader record"), "2 reader records")
+        XCTAssertEqual(counted(1, "progress event"), "1 progress event")
+        XCTAssertEqual(counted(3, "child", "children"), "3 children")
+    }
+}
+
+/// Unknown subcommands get a suggestion only when one subcommand is close.
+final class SubcommandSuggestionTests: XCTestCase {
+    let index = ["delete", "export", "list", "quantize", "set-page", "show", "stats", "store", "vacuum"]
+
+    func testSlipsNameTheSubcommand() {
+        XCTAssertEqual(Subcommands.suggestion("lst", among: index), "list")
+        XCTAssertEqual(Subcommands.suggestion("shwo", among: index), "show")
+        XCTAssertEqual(Subcommands.suggestion("vacum", among: index), "vacuum")
+        XCTAssertEqual(Subcommands.suggestion("setpage", among: index), "set-page")
+        XCTAssertEqual(Subcommands.suggestion("statsu", among: ["status", "export", "import"]), "status")
+        XCTAssertEqual(Subcommands.unknown("lst", suggestion: "list").message, "unknown command 'lst'; did you mean list?")
+    }
+
+    func testFilesLinesAndFarWordsAreLeftAlone() {
+        XCTAssertNil(Subcommands.suggestion("list", among: index), "a subcommand itself")
+        XCTAssertNil(Subcommands.suggestion("books.jsonl", among: index), "a file name")
+        XCTAssertNil(Subcommands.suggestion("read 40 pages", among: ["status", "export", "import"]), "a capture line")
+        XCTAssertNil(Subcommands.suggestion("zebra", among: index))
+        XCTAssertNil(Subcommands.suggestion("st", among: index), "stats and store: not one")
+    }
+}

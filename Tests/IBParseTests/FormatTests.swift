@@ -248,6 +248,15 @@ final class MarkdownTests: XCTestCase {
         XCTAssertEqual(pages.map(\.sectionTitle), [nil, "First", "Second"])
         XCTAssertEqual(pages.map(\.sectionIndex), [0, 1, 2])
     }
+
+    func testFrontMatterFlowSequenceOfAuthorsIsSeveralAuthors() throws {
+        let dir = TempDir()
+        let md = "---\ntitle: Two Hands\nauthors: [Ann Author, \"Roe, Jane\", 'Bob Writer']\n---\n\nText.\n"
+        let (book, _) = try parseFile(dir.write("f.md", md))
+        XCTAssertEqual(book.authors, ["Ann Author", "Roe, Jane", "Bob Writer"])
+        let (single, _) = try parseFile(dir.write("g.md", "---\nauthor: Ann Author\n---\n\nText.\n"))
+        XCTAssertEqual(single.authors, ["Ann Author"])
+    }
 }
 
 final class PDFTests: XCTestCase {

@@ -27,6 +27,10 @@ usage "ib-search -k 99999999999999999999" --count ib-search -k 99999999999999999
 usage "ib-ask --max-tokens inf" --max-tokens ib-ask --max-tokens inf q
 usage "ib-ask --timeout 0" --timeout ib-ask --timeout 0 q
 usage "ib-index set-page BOOK -1" set-page ib-index set-page x -1
+# An unknown subcommand close to a known one: exit 2 with the suggestion.
+usage "ib-index lst" "did you mean list?" ib-index lst
+usage "ib-index shwo" "did you mean show?" ib-index shwo
+usage "ib-capture statsu" "did you mean status?" ib-capture statsu
 for tool in ib-index ib-search ib-ask ib-capture ib-mcp; do
   args=(list); [ $tool = ib-index ] || args=(q); [ $tool = ib-mcp ] && args=()
   usage "$tool --db ''" --db $tool --db '' "${args[@]}"

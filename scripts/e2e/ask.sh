@@ -54,6 +54,41 @@ PY
 ok "--json, bounded by the reading position"
 ib-index set-page sherlock 0 >/dev/null
 
+# 2b. Offline answers: no answer from front matter, none to a question about
+# another book (the passages are shown instead, "answered": false), and a
+# --page past the end is a usage error naming the page count.
+out=$(ib-ask "Who produced this ebook?" 2>"$tmp/err") || fail "front matter question: $(cat "$tmp/err")"
+grep -qi 'ebook\|public domain\|Standard Ebooks' <<<"$(sed -n '2,$p' <<<"$out" | grep '^“')" && fail "quoted the imprint: $out"
+ib-ask --json "Why does Captain Ahab hunt the white whale that took his leg?" >"$tmp/json" 2>"$tmp/err" || fail "weak question: $(cat "$tmp/err")"
+python3 - "$tmp/json" <<'PY' || fail "a question about another book was answered: $(cat "$tmp/json")"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["answered"] is False, o["answered"]
+assert o["answer"].startswith("No offline answer"), o["answer"]
+assert "(p. " in o["answer"] and o["sources"], o["answer"]
+PY
+ib-ask --json "Who is Irene Adler?" 2>/dev/null | python3 -c 'import json,sys; assert json.load(sys.stdin)["answered"] is True' || fail "answered: true"
+pages=$(q "SELECT page_count FROM books")
+ib-ask --page 999 "Who is Irene Adler?" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--page" "$tmp/err" && grep -q "($pages pages)" "$tmp/err" || fail "--page 999 of $pages pages: exit $rc: $(cat "$tmp/err")"
+ok "offline: no front matter, no answer to another book's question, --page past the end (exit 2)"
+
+# 2c. The cast list is not an answer (Hamlet, from ../shared/books/long when it is there).
+hamlet="$root/../shared/books/long/hamlet.epub"
+if [ -f "$hamlet" ]; then
+  ib-parse "$hamlet" | ib-chunk | ib-embed | IB_DB="$tmp/hamlet.db" ib-index -q || fail "building the Hamlet library"
+  IB_DB="$tmp/hamlet.db" ib-ask --json "Who killed Hamlet's father?" >"$tmp/json" 2>"$tmp/err" || fail "Hamlet: $(cat "$tmp/err")"
+  python3 - "$tmp/json" <<'PY' || fail "Hamlet: answered from the cast list: $(cat "$tmp/json")"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert "Ghost of Hamlet’s father”" not in o["answer"], o["answer"]
+assert o["sources"], "no passages"
+PY
+  ok "offline: no answer from Hamlet's cast list"
+else
+  echo "ask.sh: skipped the Hamlet check: no $hamlet" >&2
+fi
+
 # 3. Piped questions share one conversation; --list shows it.
 before=$(q "SELECT count(*) FROM conversations")
 printf 'What is in the photograph?\nWhere does Irene Adler live?\n' | ib-ask >"$tmp/out" 2>"$tmp/err" || fail "piped: $(cat "$tmp/err")"

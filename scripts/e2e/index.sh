@@ -69,6 +69,35 @@ ib-index --db "$db" delete "Book 1-0" 2>/dev/null && [ "$(ib-index --db "$db" li
 ib-index --db "$db" stats | grep >/dev/null '"books":2' || fail "stats"
 IB_DB=$db ib-index list | grep >/dev/null "Book 1-1" || fail "IB_DB"
 ok "subcommands"
+gen 2 1 4 32 > "$work/one.jsonl"
+ib-index --db "$work/one.db" "$work/one.jsonl" 2>"$work/one.err" || fail "store 1 book"
+grep -q '^ib-index: 1 book stored, 4 vectors ' "$work/one.err" || fail "summary of one book: $(cat "$work/one.err")"
+ok "summary counts agree with their nouns"
+
+# ---------------------------------------------------------------- get: a passage and its neighbours, bounded
+db=$work/get.db
+gen 3 1 10 32 > "$work/get.jsonl"    # 10 chunks on 5 pages: chunk i on page i/2+1
+ib-index --db "$db" "$work/get.jsonl" 2>/dev/null || fail "get: store"
+id=$(q "$db" "SELECT id FROM books")
+ib-index --db "$db" set-page "$id" 2 2>/dev/null
+out=$(ib-index --db "$db" get --context 1 "$id:2" 2>"$work/get.err") || fail "get text: $(cat "$work/get.err")"
+[ "$(grep -c '^── Book 3-0 · ' <<<"$out")" = 3 ] && grep -q "^── Book 3-0 · $id:2 · p. 2 (asked) ──$" <<<"$out" \
+  && grep -q '^chunk 3 lorem' <<<"$out" || fail "get --context 1: three passages, the asked one marked: $out"
+ib-index --db "$db" get --json --context 2 "$id:3" >"$work/get.json" 2>"$work/get.err" || fail "get --json: $(cat "$work/get.err")"
+python3 - "$work/get.json" "$id" <<'PY' || fail "get --json: the passages up to the reading position"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["chunk_id"] for r in rows] == [sys.argv[2] + ":%d" % i for i in (1, 2, 3)], rows
+assert [r["asked"] for r in rows] == [False, False, True] and all(r["end_page"] <= 2 for r in rows), rows
+PY
+grep -q 'past the reading position (page 2)' "$work/get.err" || fail "get: hidden neighbours not reported: $(cat "$work/get.err")"
+ib-index --db "$db" get "$id:6" >/dev/null 2>"$work/get.err"; rc=$?
+[ $rc = 1 ] && grep -q "ends on page 4, past the reading position (page 2).*--all-pages" "$work/get.err" || fail "get past the position: exit $rc: $(cat "$work/get.err")"
+ib-index --db "$db" get --all-pages "$id:6" | grep -q '^chunk 6 lorem' || fail "get --all-pages"
+[ "$(ib-index --db "$db" get --json "Book 3-0:2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chunk_id"])')" = "$id:2" ] || fail "get BOOK:PAGE"
+ib-index --db "$db" get "Book 3-0:99" >/dev/null 2>"$work/get.err"; rc=$?
+[ $rc = 2 ] && grep -q "(5 pages)" "$work/get.err" || fail "get BOOK:99: exit $rc: $(cat "$work/get.err")"
+ok "get: passage and neighbours, bounded by the reading position"
 
 # ---------------------------------------------------------------- 8 concurrent writers x 25 books
 db=$work/concurrent.db
