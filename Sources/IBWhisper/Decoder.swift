@@ -33,7 +33,8 @@ struct WhisperDecoder {
     let weights: WhisperWeights
     /// Set for --compute int8: the layers' matrices as int8 codes (steps and prompts alike).
     var int8: Int8Weights? = nil
-    /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width].
+    /// Per layer: the encoder output through the fused key/value projection, [1500, 2 * width]
+    /// (fp32 under --compute int8 too: int8 there cost words on the test lines for 2% of the time).
     private(set) var crossKeyValues: [[Float]] = []
     /// Per layer: the keys of crossKeyValues transposed per head, [heads][headSize][1500], so that
     /// one query's scores are a weighted sum of rows (no horizontal sums).
@@ -63,17 +64,17 @@ struct WhisperDecoder {
             return kv
         }
         let heads = weights.decoderHeads, headSize = d / heads, n = audioPositions
+        if int8 != nil {
+            crossKeys8 = crossKeyValues.map { QuantizedRows(keys: $0, heads: heads, headSize: headSize, positions: n) }
+            crossValues8 = crossKeyValues.map { QuantizedRows(values: $0, heads: heads, headSize: headSize, positions: n) }
+            return
+        }
         crossKeysByHead = crossKeyValues.map { kv in
             var t = [Float](repeating: 0, count: d * n)
             for p in 0..<n {
                 for c in 0..<d { t[c * n + p] = kv[p * 2 * d + c] }   // c = head * headSize + i
             }
-            _ = heads; _ = headSize
             return t
-        }
-        if int8 != nil {
-            crossKeys8 = crossKeysByHead.map { QuantizedRows(keysByHead: $0, heads: heads, headSize: headSize, positions: n) }
-            crossValues8 = crossKeyValues.map { QuantizedRows(values: $0, heads: heads, headSize: headSize, positions: n) }
         }
     }
 
@@ -326,17 +327,20 @@ struct QuantizedRows {
     var codes: [Int8]
     var scales: [Float]      // [heads][positions]
 
-    /// keysByHead: [heads][headSize][positions] (a head's keys transposed); codes keep that layout.
-    init(keysByHead t: [Float], heads: Int, headSize: Int, positions n: Int) {
-        codes = [Int8](repeating: 0, count: t.count)
+    /// keys: the fused [positions][2 * width] keys-and-values rows; codes are a head's keys transposed,
+    /// [heads][headSize][positions], so that one query's scores are a weighted sum of rows.
+    init(keys kv: [Float], heads: Int, headSize: Int, positions n: Int) {
+        let d = heads * headSize
+        codes = [Int8](repeating: 0, count: n * d)
         scales = [Float](repeating: 0, count: heads * n)
-        for h in 0..<heads {
-            for p in 0..<n {
+        for p in 0..<n {
+            for h in 0..<heads {
+                let from = p * 2 * d + h * headSize
                 var top: Float = 0
-                for i in 0..<headSize { top = max(top, abs(t[(h * headSize + i) * n + p])) }
-                let s = top / 127, inverse = top > 0 ? 127 / top : 0
-                scales[h * n + p] = s
-                for i in 0..<headSize { codes[(h * headSize + i) * n + p] = Int8((t[(h * headSize + i) * n + p] * inverse).rounded(.toNearestOrEven)) }
+                for i in 0..<headSize { top = max(top, abs(kv[from + i])) }
+                let inverse = top > 0 ? 127 / top : 0
+                scales[h * n + p] = top / 127
+                for i in 0..<headSize { codes[(h * headSize + i) * n + p] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
             }
         }
     }

@@ -21,10 +21,10 @@ struct PackedLinear: Sendable {
                   bias: linear.bias, outputs: linear.outputs, inputs: linear.inputs)
     }
 
-    /// The output projection from int8 codes [outputs, inputs] quantised elsewhere; no bias.
-    init(codes: [Int8], scales: [Float], outputs: Int, inputs: Int) {
-        matrix = Int8Matrix(codes: codes, scales: scales, outputs: outputs, inputs: inputs)
-        bias = [Float](repeating: 0, count: outputs)
+    /// A packed matrix without bias (the output projection).
+    init(_ matrix: Int8Matrix) {
+        self.matrix = matrix
+        bias = [Float](repeating: 0, count: matrix.outputs)
     }
 
     /// C[rows, outputs] (row stride ldc) = A[rows, inputs] (row stride lda) * W^T + bias, rows split over the cores.
@@ -68,7 +68,7 @@ struct Int8Weights: Sendable {
     let embedding: PackedLinear
 
     init(_ w: WhisperWeights) {
-        embedding = PackedLinear(codes: w.tokenEmbedding8, scales: w.tokenEmbeddingScales, outputs: w.vocabularySize, inputs: w.width)
+        embedding = PackedLinear(w.tokenEmbedding8)
         conv1 = PackedLinear(weight: w.conv1Weight, bias: w.conv1Bias, outputs: w.width, inputs: 3 * w.melBins)
         conv2 = PackedLinear(weight: w.conv2Weight, bias: w.conv2Bias, outputs: w.width, inputs: 3 * w.width)
         encoderLayers = w.encoderLayers.map {

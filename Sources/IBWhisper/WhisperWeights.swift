@@ -2,9 +2,10 @@
 // encoder in fp32 (batched GEMMs); the decoder as the file's fp16 (one step at
 // a time is bound by memory; a prompt widens each matrix to fp32 for its GEMM,
 // which keeps 33 MB out of memory); the token embedding, which is also the
-// output projection, as fp16 and as int8 codes for the screening pass.
+// output projection, as fp16 and as packed int8 codes for the screening pass.
 import CKernels
 import Foundation
+import IBModel
 
 /// A linear layer y = x W^T + b, W [outputs, inputs].
 struct Linear: Sendable {
@@ -58,8 +59,9 @@ final class WhisperWeights: Sendable {
     let encoderLayers: [EncoderLayer]
     let encoderNorm: LayerNormWeights
     let tokenEmbedding16: [UInt16]   // [vocab, d] fp16: embedding and output projection
-    let tokenEmbedding8: [Int8]      // the same rows as int8 codes, for the screening pass (ScreenedLogits)
+    let tokenEmbedding8: Int8Matrix  // the same rows as int8 codes, packed, for the screening pass (ScreenedLogits)
     let tokenEmbeddingScales: [Float]
+    let tokenEmbeddingCodeSums: [Float]  // per row, the sum of |code|: how far the rounding of a step's hidden state can move a score
     let textPositionTable: [Float]
     let decoderLayers: [DecoderLayer]
     let decoderNorm: LayerNormWeights
@@ -137,11 +139,13 @@ final class WhisperWeights: Sendable {
         let (rows, d) = (vocabularySize, width)
         var scales = [Float](repeating: 0, count: rows)
         let halves = tokenEmbedding16
-        tokenEmbedding8 = [Int8](unsafeUninitializedCapacity: rows * d) { codes, initialized in
+        let codes = [Int8](unsafeUninitializedCapacity: rows * d) { codes, initialized in
             ib_quantize_rows_f16_i8(halves, Int32(rows), Int32(d), codes.baseAddress!, &scales)
             initialized = rows * d
         }
+        tokenEmbedding8 = Int8Matrix(codes: codes, scales: scales, outputs: rows, inputs: d)
         tokenEmbeddingScales = scales
+        tokenEmbeddingCodeSums = (0..<rows).map { r in (0..<d).reduce(Float(0)) { $0 + Float(abs(Int(codes[r * d + $1]))) } }
     }
 
     /// [out][in][tap] -> [out][tap][in], so that one im2col row of a time-major input is contiguous.
