@@ -330,34 +330,28 @@ struct QuantizedRows {
     /// keys: the fused [positions][2 * width] keys-and-values rows; codes are a head's keys transposed,
     /// [heads][headSize][positions], so that one query's scores are a weighted sum of rows.
     init(keys kv: [Float], heads: Int, headSize: Int, positions n: Int) {
-        let d = heads * headSize
-        codes = [Int8](repeating: 0, count: n * d)
-        scales = [Float](repeating: 0, count: heads * n)
-        for p in 0..<n {
-            for h in 0..<heads {
-                let from = p * 2 * d + h * headSize
-                var top: Float = 0
-                for i in 0..<headSize { top = max(top, abs(kv[from + i])) }
-                let inverse = top > 0 ? 127 / top : 0
-                scales[h * n + p] = top / 127
-                for i in 0..<headSize { codes[(h * headSize + i) * n + p] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
-            }
-        }
+        self.init(kv, from: 0, heads: heads, headSize: headSize, positions: n) { h, i, p in (h * headSize + i) * n + p }
     }
 
     /// values: the fused [positions][2 * width] keys-and-values rows; codes are [positions][width] (the values only).
     init(values kv: [Float], heads: Int, headSize: Int, positions n: Int) {
+        self.init(kv, from: heads * headSize, heads: heads, headSize: headSize, positions: n) { h, i, p in p * heads * headSize + h * headSize + i }
+    }
+
+    /// Quantises each (position, head) run of headSize values starting `from` floats into a fused row;
+    /// code (h, i, p) goes to codes[place(h, i, p)].
+    private init(_ kv: [Float], from column: Int, heads: Int, headSize: Int, positions n: Int, place: (Int, Int, Int) -> Int) {
         let d = heads * headSize
         codes = [Int8](repeating: 0, count: n * d)
         scales = [Float](repeating: 0, count: heads * n)
         for p in 0..<n {
             for h in 0..<heads {
-                let from = p * 2 * d + d + h * headSize
+                let from = p * 2 * d + column + h * headSize
                 var top: Float = 0
                 for i in 0..<headSize { top = max(top, abs(kv[from + i])) }
-                let s = top / 127, inverse = top > 0 ? 127 / top : 0
-                scales[h * n + p] = s
-                for i in 0..<headSize { codes[p * d + h * headSize + i] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
+                let inverse = top > 0 ? 127 / top : 0
+                scales[h * n + p] = top / 127
+                for i in 0..<headSize { codes[place(h, i, p)] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
             }
         }
     }
