@@ -5,12 +5,7 @@ import IBCore
 /// The offline answer: the real sentence encoder over a real library.
 final class ExtractiveTests: XCTestCase {
     func testPicksTheClosestSentencesAndCitesTheirPages() throws {
-        let modelDir = Config.modelDirectory()
-        try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
-        let lib = try TestLibrary(currentPage: 4)
-        let embedder = try ModelEmbedder(directory: modelDir)
-        let asker = Asker(book: try lib.context(), provider: nil, retriever: { FullTextRetriever(db: lib.library.db) },
-                          embedder: { embedder })
+        let asker = try Self.offlineAsker()
         var streamed = ""
         let result = try asker.ask("What did Elena find washed up on the shore?", history: []) { streamed += $0 }
         XCTAssertEqual(streamed, result.answer)
@@ -25,5 +20,16 @@ final class ExtractiveTests: XCTestCase {
 
         let nothing = try asker.ask("zebra quantum", history: []) { _ in }
         XCTAssertTrue(nothing.answer.contains("Nothing in the book up to page 3"), nothing.answer)
+    }
+
+    /// ib-ask's offline path (no provider) over the test library at page 4, with the real model;
+    /// skips when the model is not installed.
+    static func offlineAsker() throws -> Asker {
+        let modelDir = Config.modelDirectory()
+        try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
+        let lib = try TestLibrary(currentPage: 4)
+        let embedder = try ModelEmbedder(directory: modelDir)
+        return Asker(book: try lib.context(), provider: nil, retriever: { FullTextRetriever(db: lib.library.db) },
+                     embedder: { embedder })
     }
 }

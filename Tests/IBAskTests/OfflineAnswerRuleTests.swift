@@ -47,12 +47,7 @@ final class OfflineAnswerRuleTests: XCTestCase {
     }
 
     func testAWeakBestSentenceShowsThePassagesInstead() throws {
-        let modelDir = Config.modelDirectory()
-        try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
-        let lib = try TestLibrary(currentPage: 4)
-        let embedder = try ModelEmbedder(directory: modelDir)
-        let asker = Asker(book: try lib.context(), provider: nil, retriever: { FullTextRetriever(db: lib.library.db) },
-                          embedder: { embedder })
+        let asker = try ExtractiveTests.offlineAsker()
         // Shares words with the book (found by the full-text search) but asks about something else.
         let weak = try asker.ask("Which harpooner kept the white whale's head on the lamp deck?", history: []) { _ in }
         XCTAssertFalse(weak.answered, weak.answer)
