@@ -4,9 +4,10 @@
  *   ib_f16_to_f32       widen IEEE half values to fp32 (exact)
  *   ib_gemv_f16         y = x * W^T + bias for a few rows x, W stored as fp16 [N, K]
  *   ib_weighted_rows    out = sum_j p[j] * V[j, :] (attention's probabilities times values)
- *   ib_quantize_rows_f16_i8, ib_gemv_i8
- *                       int8 codes of fp16 rows (one scale a row) and x * W^T over them: the
- *                       decoder's first, approximate pass over the 51,864 output rows
+ *   ib_quantize_rows_f16_i8
+ *                       int8 codes of fp16 rows (one scale a row): the output projection's
+ *                       codes for the decoder's first, approximate pass (ib_gemm_i8)
+ *   ib_weighted_rows_i8 ib_weighted_rows over int8 rows (--compute int8's cross-attention)
  *
  * Why fp16: the decoder runs one token at a time, so each step reads every
  * weight once and the step is bound by memory, not arithmetic. CTranslate2
@@ -211,50 +212,6 @@ void ib_quantize_rows_f16_i8(const uint16_t *W, int rows, int dim, int8_t *codes
         scales[r] = scale;
         for (int k = 0; k < dim; k++) codes[(size_t)r * dim + k] = (int8_t)lrintf(_cvtsh_ss(w[k]) * inverse);
     }
-}
-
-static void gemv_i8_avx2(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
-    for (int j = 0; j < N; j++) {
-        const int8_t *w = W + (size_t)j * ldw;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
-        int k = 0;
-        for (; k + 16 <= K; k += 16) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(w + k));
-            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)), s0);
-            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8))), s1);
-        }
-        float sum = hsum256(_mm256_add_ps(s0, s1));
-        for (; k < K; k++) sum += x[k] * (float)w[k];
-        y[j] = sum * scales[j];
-    }
-}
-
-AVX512 static void gemv_i8_avx512(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
-    int j = 0;
-    for (; j + 4 <= N; j += 4) {
-        const int8_t *w0 = W + (size_t)j * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
-        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        int k = 0;
-        for (; k + 16 <= K; k += 16) {
-            __m512 xk = _mm512_loadu_ps(x + k);
-            s0 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w0 + k)))), s0);
-            s1 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w1 + k)))), s1);
-            s2 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w2 + k)))), s2);
-            s3 = _mm512_fmadd_ps(xk, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(w3 + k)))), s3);
-        }
-        float sums[4] = {_mm512_reduce_add_ps(s0), _mm512_reduce_add_ps(s1), _mm512_reduce_add_ps(s2), _mm512_reduce_add_ps(s3)};
-        const int8_t *ws[4] = {w0, w1, w2, w3};
-        for (int r = 0; r < 4; r++) {
-            for (int kk = k; kk < K; kk++) sums[r] += x[kk] * (float)ws[r][kk];
-            y[j + r] = sums[r] * scales[j + r];
-        }
-    }
-    if (j < N) gemv_i8_avx2(N - j, K, x, W + (size_t)j * ldw, ldw, scales + j, y + j);
-}
-
-void ib_gemv_i8(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y) {
-    if (N <= 0) return;
-    if (avx512_selected()) gemv_i8_avx512(N, K, x, W, ldw, scales, y); else gemv_i8_avx2(N, K, x, W, ldw, scales, y);
 }
 
 AVX512 static int dot_rows_avx512(const float *x, const float *V, int ldv, int n, int dim, float *out) {

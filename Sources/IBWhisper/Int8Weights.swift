@@ -1,8 +1,8 @@
 // The weights of --compute int8: every linear layer of the encoder and the
 // decoder quantised once, at load, to int8 with one scale per output row, and
 // packed for ib_gemm_i8, which quantises each row of activations as it comes.
-// Attention itself, LayerNorm, the convolution's GELU and the output
-// projection's screening (ScreenedLogits) stay as they are.
+// The decoder keeps its cross-attention keys and values as int8 too
+// (QuantizedRows, Decoder.swift); attention scores and LayerNorm stay fp32.
 import CKernels
 import IBModel
 

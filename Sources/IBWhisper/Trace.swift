@@ -1,6 +1,6 @@
 // IB_WHISPER_TRACE: where a transcription's time goes, on stderr, for people
 // tuning the model. Times are the process's CPU seconds (all threads), which
-// stay meaningful on a loaded machine, beside wall seconds.
+// stay meaningful on a loaded machine where wall seconds do not.
 import Foundation
 
 enum Trace {
@@ -13,8 +13,9 @@ enum Trace {
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
-    static func write(_ line: String) {
-        if enabled { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    /// The line is only built when tracing is on.
+    static func write(_ line: @autoclosure () -> String) {
+        if enabled { FileHandle.standardError.write(Data((line() + "\n").utf8)) }
     }
 }
 

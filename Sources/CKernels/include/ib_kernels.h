@@ -87,10 +87,6 @@ void ib_gemv_f16(int M, int N, int K, const float *x, int ldx, const uint16_t *W
  * codes[r, k] = round(w[r, k] / scales[r]). */
 void ib_quantize_rows_f16_i8(const uint16_t *W, int rows, int dim, int8_t *codes, float *scales);
 
-/* y[N] = (x[K] . W[j, :]) * scales[j] over int8 rows W (row stride ldw): an
- * approximation of x * W^T within 0.5 * scales[j] * sum |x| of each value. */
-void ib_gemv_i8(int N, int K, const float *x, const int8_t *W, int ldw, const float *scales, float *y);
-
 /* out[j] = x[0..<dim] . V[j, 0..<dim] for j < n (row stride ldv): one query's attention scores. */
 void ib_dot_rows(const float *x, const float *V, int ldv, int n, int dim, float *out);
 
