@@ -9,6 +9,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __AVX2__
+# include <immintrin.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 # define IB_X86 1
@@ -69,10 +72,31 @@ const char *ib_cpu_isa_name(int isa){
   return isa==IB_ISA_AVX512 ? "avx512" : isa==IB_ISA_AVX2 ? "avx2" : "scalar";
 }
 
+/* The largest |x[i]|, NaNs ignored. vmaxps(a, m) is "a>m ? a : m" lane by lane,
+** the scalar rule, and a maximum does not depend on the order it is taken in,
+** so the eight lanes give the scalar loop's answer bit for bit (the compiler
+** will not vectorise that loop itself: it cannot reorder float compares). */
 static float maxAbs(const float *x, int dim){
   float mx = 0.0f;
-  int i;
-  for(i=0; i<dim; i++){ float a = fabsf(x[i]); mx = a>mx ? a : mx; }
+  int i = 0;
+#ifdef __AVX2__
+  if( dim>=8 ){
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m0 = _mm256_setzero_ps(), m1 = _mm256_setzero_ps();
+    for(; i+16<=dim; i+=16){
+      m0 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x+i)), m0);
+      m1 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x+i+8)), m1);
+    }
+    for(; i+8<=dim; i+=8) m0 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x+i)), m0);
+    {
+      float lanes[8];
+      int j;
+      _mm256_storeu_ps(lanes, _mm256_max_ps(m0, m1));
+      for(j=0; j<8; j++) mx = lanes[j]>mx ? lanes[j] : mx;
+    }
+  }
+#endif
+  for(; i<dim; i++){ float a = fabsf(x[i]); mx = a>mx ? a : mx; }
   return mx;
 }
 

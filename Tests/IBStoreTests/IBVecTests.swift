@@ -2,6 +2,7 @@
 // SQLite connection: every SQL function against a plain Swift reference, the
 // errors for bad input, ibvec_knn's in-scan book/page filter, identical
 // results across the forced SIMD kernels, and int8/binary recall.
+import CIBSimd
 import CIBVec
 import CSQLite
 import XCTest
@@ -258,6 +259,29 @@ final class IBVecTests: XCTestCase {
         let pooled = row.map { $0 / 128 }  // what the window pooling makes of it: exact
         XCTAssertEqual(try db.one("SELECT vec_quantize_i8(?)", [.blob(blob(pooled))]).bytes.map { Int8(bitPattern: $0) }, want)
         XCTAssertEqual(try db.one("SELECT hex(vec_quantize_i8('[127,0.5,1.5,2.5,-0.5,-1.5,-2.5]'))").string, "7F00020200FEFE")
+    }
+
+    /// ib_quantize_i8 takes its max |x| eight lanes at a time: the scale and codes must
+    /// be the scalar rule's, bit for bit, for every length (tails included), with NaNs
+    /// ignored by the maximum and -0 counted as 0.
+    func testInt8QuantiserMatchesTheScalarRule() {
+        var state: UInt64 = 7
+        func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 200001 - 100000) / 997 }
+        for dim in [1, 7, 8, 9, 15, 16, 17, 31, 64, 383, 384, 1536] {
+            var x = (0..<dim).map { _ in random() }
+            if dim > 3 { x[dim / 2] = .nan; x[1] = -0.0; x[dim - 1] = -x.map(abs).filter { !$0.isNaN }.max()! * 1.5 }
+            var mx: Float = 0
+            for v in x where abs(v) > mx { mx = abs(v) }
+            let want = x.map { v -> Int8 in
+                var t = v / mx * 127
+                t = t > 127 ? 127 : (t < -127 ? -127 : t)
+                return Int8(t.isNaN ? 0 : t.rounded(.toNearestOrEven))
+            }
+            var codes = [Int8](repeating: 0, count: dim), scale: Float = 0
+            ib_quantize_i8(x, Int32(dim), &codes, &scale)
+            XCTAssertEqual(scale.bitPattern, (mx / 127).bitPattern, "scale, dim \(dim)")
+            XCTAssertEqual(codes, want, "codes, dim \(dim)")
+        }
     }
 
     func testBlockHelpersMatchPerVectorFunctions() throws {
