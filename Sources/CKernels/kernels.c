@@ -623,6 +623,31 @@ void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale, float *i
     }
 }
 
+/* log(sum of exp(x[i])) over the finite x[i] (a -inf, a masked token, adds nothing),
+** -inf when none is: the normaliser of a decoder's log-probabilities. exp in float
+** (about 1 ulp), the sum in double, as the Swift loop it replaces summed. */
+double ib_log_sum_exp(const float *x, int n) {
+    int j = 0;
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + j));
+    float max = hmax256(vmax);
+    for (; j < n; j++) if (x[j] > max) max = x[j];
+    if (!(max > -INFINITY)) return -INFINITY;
+    const __m256 shift = _mm256_set1_ps(max), minusInfinity = _mm256_set1_ps(-INFINITY);
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m256 v = _mm256_loadu_ps(x + j);
+        __m256 e = _mm256_and_ps(exp256(_mm256_sub_ps(v, shift)), _mm256_cmp_ps(v, minusInfinity, _CMP_GT_OQ));
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    double lanes[4], sum = 0.0;
+    _mm256_storeu_pd(lanes, _mm256_add_pd(lo, hi));
+    for (int i = 0; i < 4; i++) sum += lanes[i];
+    for (; j < n; j++) if (x[j] > -INFINITY) sum += (double)expf(x[j] - max);
+    return (double)max + log(sum);
+}
+
 void ib_scale_rows(float *x, int rows, int cols, int ld, const float *scales) {
     for (int r = 0; r < rows; r++) {
         float *v = x + (size_t)r * ld;

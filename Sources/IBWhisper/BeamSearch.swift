@@ -18,7 +18,7 @@ struct BeamSearch {
     func run(firstLogits: [Float], cache: SelfAttentionCache, maxNew: Int, noSpeech: Double) -> WindowResult {
         var beams = [Hypothesis(tokens: [], sum: 0)]
         var caches = [cache]
-        var spare = (0..<beamSize).map { _ in decoder.makeCache() }
+        var spare: [SelfAttentionCache] = []      // caches no hypothesis holds, reused before new ones are made
         var logitRows = [firstLogits]
         var finished: [(Hypothesis, Double)] = []
         for step in 0..<maxNew {
@@ -48,10 +48,17 @@ struct BeamSearch {
                 if next.count == beamSize && finished.count >= beamSize { break }
             }
             if topBeamFinished || finished.count >= beamSize || next.isEmpty { break }
-            for (i, parent) in parents.enumerated() { spare[i].copy(from: caches[parent], width: decoder.weights.width) }
-            let current = Array(spare[0..<next.count])
-            spare = caches + spare[next.count...]
-            while spare.count < beamSize { spare.append(decoder.makeCache()) }
+            // A parent's cache goes to its first child as it is; only further children copy it
+            // (before any child's step writes to it), and caches left without a child are kept for later.
+            var taken = [Bool](repeating: false, count: caches.count)
+            var current: [SelfAttentionCache] = []
+            for parent in parents {
+                if !taken[parent] { taken[parent] = true; current.append(caches[parent]); continue }
+                let copy = spare.popLast() ?? decoder.makeCache()
+                copy.copy(from: caches[parent], width: decoder.weights.width)
+                current.append(copy)
+            }
+            for (b, cache) in caches.enumerated() where !taken[b] { spare.append(cache) }
             caches = current
             beams = next
             let hidden = decoder.forward(rows: beams.map { [$0.tokens.last!] }, caches: caches)

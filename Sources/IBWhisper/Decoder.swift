@@ -64,9 +64,22 @@ struct WhisperDecoder {
             return kv
         }
         let heads = weights.decoderHeads, headSize = d / heads, n = audioPositions
-        if int8 != nil {
-            crossKeys8 = crossKeyValues.map { QuantizedRows(keys: $0, heads: heads, headSize: headSize, positions: n) }
-            crossValues8 = crossKeyValues.map { QuantizedRows(values: $0, heads: heads, headSize: headSize, positions: n) }
+        if int8 != nil {   // the layers' keys and values quantised side by side over the cores
+            var keys = [QuantizedRows?](repeating: nil, count: crossKeyValues.count), values = keys
+            keys.withUnsafeMutableBufferPointer { kb in
+                values.withUnsafeMutableBufferPointer { vb in
+                    let kp = kb.baseAddress!, vp = vb.baseAddress!, kv = crossKeyValues
+                    Parallel.ranges(2 * kv.count) { jobs in
+                        for job in jobs {
+                            let l = job / 2
+                            if job % 2 == 0 { kp[l] = QuantizedRows(keys: kv[l], heads: heads, headSize: headSize, positions: n) }
+                            else { vp[l] = QuantizedRows(values: kv[l], heads: heads, headSize: headSize, positions: n) }
+                        }
+                    }
+                }
+            }
+            crossKeys8 = keys.map { $0! }
+            crossValues8 = values.map { $0! }
             return
         }
         crossKeysByHead = crossKeyValues.map { kv in
@@ -177,13 +190,18 @@ struct WhisperDecoder {
         if let packed {
             input.withUnsafeBufferPointer { a in
                 output.withUnsafeMutableBufferPointer { c in
-                    packed.apply(rows: rows, a.baseAddress!, lda: layer.inputs, c.baseAddress!, ldc: layer.outputs, flags: flags)
+                    if gemv {   // a step: the outputs split over the cores (a prompt splits its rows)
+                        packed.applyByColumns(rows: rows, a.baseAddress!, lda: layer.inputs, c.baseAddress!, ldc: layer.outputs,
+                                              flags: flags, blocksPerPart: 8)
+                    } else {
+                        packed.apply(rows: rows, a.baseAddress!, lda: layer.inputs, c.baseAddress!, ldc: layer.outputs, flags: flags)
+                    }
                 }
             }
         } else if gemv {
-            // A step reads each weight once: big matrices are split by output rows over the cores,
-            // whose caches and memory paths then add up.
-            let parts = layer.outputs // serial: under load, waking a second thread per matrix costs more than it saves
+            // A step reads each weight once: the matrix is split by outputs over the cores, whose
+            // caches and memory paths then add up (the pool hands a part over in well under a microsecond).
+            let parts = 128
             input.withUnsafeBufferPointer { x in
                 layer.weight16.withUnsafeBufferPointer { w in
                     layer.bias.withUnsafeBufferPointer { b in
@@ -246,8 +264,8 @@ struct WhisperDecoder {
 
     /// Each query row attends to the window's 1500 encoder positions; heads are split over the cores.
     private func crossAttention(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
+        if int8 != nil && n <= 8 { crossAttentionInt8(query: query, rows: n, layer: l, into: &context); return }
         if n > 1 { crossAttentionBatched(query: query, rows: n, layer: l, into: &context); return }
-        if int8 != nil { crossAttentionInt8(query: query, layer: l, into: &context); return }
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
         let scale = 1 / Float(headSize).squareRoot()
         crossKeyValues[l].withUnsafeBufferPointer { kv in
@@ -255,7 +273,7 @@ struct WhisperDecoder {
                 query.withUnsafeBufferPointer { q in
                     context.withUnsafeMutableBufferPointer { c in
                         let base = kv.baseAddress!, keys = kt.baseAddress!, qp = q.baseAddress!, cp = c.baseAddress!
-                        Parallel.ranges(heads, minimumPerPart: heads) { headRange in
+                        Parallel.ranges(heads) { headRange in
                             var scores = [Float](repeating: 0, count: positions)
                             for row in 0..<n {
                                 for head in headRange {
@@ -273,25 +291,37 @@ struct WhisperDecoder {
         }
     }
 
-    /// One query row against the int8 keys and values: each score and each probability is scaled by its position's scale.
-    private func crossAttentionInt8(query: [Float], layer l: Int, into context: inout [Float]) {
+    /// A step's query rows (one, or a beam's few) against the int8 keys and values: each score and each
+    /// probability is scaled by its position's scale. Heads are split over the cores; a head's keys and
+    /// values stay in cache while its rows pass.
+    private func crossAttentionInt8(query: [Float], rows n: Int, layer l: Int, into context: inout [Float]) {
         let d = weights.width, heads = weights.decoderHeads, headSize = d / heads, positions = audioPositions
         let scale = 1 / Float(headSize).squareRoot()
         let keys = crossKeys8[l], values = crossValues8[l]
-        var scores = [Float](repeating: 0, count: positions)
         keys.codes.withUnsafeBufferPointer { kc in
             values.codes.withUnsafeBufferPointer { vc in
-                query.withUnsafeBufferPointer { q in
-                    context.withUnsafeMutableBufferPointer { c in
-                        for head in 0..<heads {
-                            ib_weighted_rows_i8(q.baseAddress! + head * headSize, Int32(headSize), kc.baseAddress! + head * headSize * positions,
-                                                Int32(positions), Int32(positions), &scores)
-                            let base = head * positions
-                            for p in 0..<positions { scores[p] *= keys.scales[base + p] }
-                            ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
-                            for p in 0..<positions { scores[p] *= values.scales[base + p] }
-                            ib_weighted_rows_i8(scores, Int32(positions), vc.baseAddress! + head * headSize, Int32(d), Int32(headSize),
-                                                c.baseAddress! + head * headSize)
+                keys.scales.withUnsafeBufferPointer { ks in
+                    values.scales.withUnsafeBufferPointer { vs in
+                        query.withUnsafeBufferPointer { q in
+                            context.withUnsafeMutableBufferPointer { c in
+                                let kp = kc.baseAddress!, vp = vc.baseAddress!, ksp = ks.baseAddress!, vsp = vs.baseAddress!
+                                let qp = q.baseAddress!, cp = c.baseAddress!
+                                Parallel.ranges(heads) { headRange in
+                                    var scores = [Float](repeating: 0, count: positions)
+                                    for head in headRange {
+                                        for row in 0..<n {
+                                            ib_weighted_rows_i8(qp + row * d + head * headSize, Int32(headSize), kp + head * headSize * positions,
+                                                                Int32(positions), Int32(positions), &scores)
+                                            let base = head * positions
+                                            for p in 0..<positions { scores[p] *= ksp[base + p] }
+                                            ib_softmax_rows(&scores, 1, Int32(positions), Int32(positions), scale, nil)
+                                            for p in 0..<positions { scores[p] *= vsp[base + p] }
+                                            ib_weighted_rows_i8(scores, Int32(positions), vp + head * headSize, Int32(d), Int32(headSize),
+                                                                cp + row * d + head * headSize)
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -342,17 +372,23 @@ struct QuantizedRows {
     /// code (h, i, p) goes to codes[place(h, i, p)].
     private init(_ kv: [Float], from column: Int, heads: Int, headSize: Int, positions n: Int, place: (Int, Int, Int) -> Int) {
         let d = heads * headSize
-        codes = [Int8](repeating: 0, count: n * d)
-        scales = [Float](repeating: 0, count: heads * n)
-        for p in 0..<n {
-            for h in 0..<heads {
-                let from = p * 2 * d + column + h * headSize
-                var top: Float = 0
-                for i in 0..<headSize { top = max(top, abs(kv[from + i])) }
-                let inverse = top > 0 ? 127 / top : 0
-                scales[h * n + p] = top / 127
-                for i in 0..<headSize { codes[place(h, i, p)] = Int8((kv[from + i] * inverse).rounded(.toNearestOrEven)) }
+        var codes = [Int8](repeating: 0, count: n * d)
+        var scales = [Float](repeating: 0, count: heads * n)
+        kv.withUnsafeBufferPointer { source in
+            codes.withUnsafeMutableBufferPointer { out in
+                for p in 0..<n {
+                    for h in 0..<heads {
+                        let from = p * 2 * d + column + h * headSize
+                        var top: Float = 0
+                        for i in 0..<headSize { top = max(top, abs(source[from + i])) }
+                        let inverse = top > 0 ? 127 / top : 0
+                        scales[h * n + p] = top / 127
+                        for i in 0..<headSize { out[place(h, i, p)] = Int8((source[from + i] * inverse).rounded(.toNearestOrEven)) }
+                    }
+                }
             }
         }
+        self.codes = codes
+        self.scales = scales
     }
 }

@@ -37,13 +37,14 @@ struct PackedLinear: Sendable {
         }
     }
 
-    /// The same product with the outputs (whole packed blocks of 16) split over the cores: for a few rows
-    /// against a wide matrix, such as the hypotheses of a beam against the vocabulary.
-    func applyByColumns(rows: Int, _ a: UnsafePointer<Float>, lda: Int, _ c: UnsafeMutablePointer<Float>, ldc: Int) {
+    /// The same product with the outputs (whole packed blocks of 16, at least `blocksPerPart` to a part)
+    /// split over the cores: for a few rows, such as one decoding step or the hypotheses of a beam.
+    func applyByColumns(rows: Int, _ a: UnsafePointer<Float>, lda: Int, _ c: UnsafeMutablePointer<Float>, ldc: Int,
+                        flags: Int32 = 0, blocksPerPart: Int = 256) {
         let outputs = matrix.outputs, blocks = (outputs + 15) / 16
         bias.withUnsafeBufferPointer { b in
-            Parallel.ranges(blocks, minimumPerPart: 256) { part in
-                matrix.multiply(rows: rows, a, lda: lda, bias: b.baseAddress, c, ldc: ldc, flags: 0,
+            Parallel.ranges(blocks, minimumPerPart: blocksPerPart) { part in
+                matrix.multiply(rows: rows, a, lda: lda, bias: b.baseAddress, c, ldc: ldc, flags: flags,
                                 columns: (part.lowerBound * 16)..<min(outputs, part.upperBound * 16))
             }
         }

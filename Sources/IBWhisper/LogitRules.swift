@@ -3,6 +3,7 @@
 // rules (timestamps come in pairs and never go back; the first token is a
 // timestamp no later than 1 s; a timestamp when all timestamps together are
 // likelier than any one text token).
+import CKernels
 import Foundation
 
 struct LogitRules {
@@ -59,10 +60,7 @@ struct LogitRules {
     }
 }
 
-/// log(sum(exp(x))) in Double, -inf for an empty or all -inf slice.
+/// log(sum(exp(x))), -inf for an empty or all -inf slice (CKernels: vector exp, summed in Double).
 func logSumExp(_ x: ArraySlice<Float>) -> Double {
-    guard let top = x.max(), top > -.infinity else { return -.infinity }
-    var sum = 0.0
-    for v in x where v > -.infinity { sum += exp(Double(v - top)) }
-    return Double(top) + log(sum)
+    x.withUnsafeBufferPointer { ib_log_sum_exp($0.baseAddress, Int32($0.count)) }
 }

@@ -1,6 +1,9 @@
 // Splitting work over the machine's cores: the encoder's GEMMs by rows, its
-// attention by heads, the decoder's output projection by vocabulary columns.
-import Dispatch
+// attention by heads, the decoder's products by outputs and its
+// cross-attention by heads. The parts run on CKernels' resident pool
+// (pool.c): a decoder step's products are tens of microseconds each, too
+// short for threads woken through the kernel.
+import CKernels
 import Foundation
 
 enum Parallel {
@@ -10,23 +13,27 @@ enum Parallel {
         return max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
     }()
 
-    /// Calls body(range) for `threads` contiguous parts of 0..<count, in parallel.
+    /// Calls body(range) for up to `threads` contiguous parts of 0..<count, in parallel,
+    /// each part at least `minimumPerPart` long; returns when all are done.
     static func ranges(_ count: Int, minimumPerPart: Int = 1, _ body: (Range<Int>) -> Void) {
         let parts = max(1, min(threads, count / max(1, minimumPerPart)))
         if parts == 1 { body(0..<count); return }
         withoutActuallyEscaping(body) { escapable in
-            let work = UncheckedBox(escapable)
-            DispatchQueue.concurrentPerform(iterations: parts) { p in
-                let start = count * p / parts, end = count * (p + 1) / parts
-                if start < end { work.value(start..<end) }
+            var job = Job(count: count, parts: parts, body: escapable)
+            withUnsafeMutablePointer(to: &job) { pointer in
+                ib_pool_run(Int32(threads), Int32(parts), { context, part in
+                    let job = context!.assumingMemoryBound(to: Job.self).pointee
+                    let start = job.count * Int(part) / job.parts, end = job.count * (Int(part) + 1) / job.parts
+                    if start < end { job.body(start..<end) }
+                }, pointer)
             }
         }
     }
-}
 
-/// Hands a closure to the worker threads: each part touches only its own rows
-/// or columns, which is what makes the unchecked Sendable safe here.
-private final class UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
+    /// What the pool's parts read: each part touches only its own rows or columns.
+    private struct Job {
+        let count: Int
+        let parts: Int
+        let body: (Range<Int>) -> Void
+    }
 }

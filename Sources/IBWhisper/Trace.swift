@@ -1,6 +1,9 @@
 // IB_WHISPER_TRACE: where a transcription's time goes, on stderr, for people
 // tuning the model. Times are the process's CPU seconds (all threads), which
-// stay meaningful on a loaded machine where wall seconds do not.
+// stay meaningful on a loaded machine where wall seconds do not; the last line
+// adds the calling thread's own CPU seconds, the critical path (the pool's
+// workers spin rather than sleep between a step's parts, so the caller's
+// waits count too): on an idle machine, about the wall time.
 import Foundation
 
 enum Trace {
@@ -10,6 +13,13 @@ enum Trace {
     static func cpuSeconds() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds used by the calling thread so far.
+    static func threadSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 

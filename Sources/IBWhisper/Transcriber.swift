@@ -124,6 +124,7 @@ public final class Transcriber {
                 allTokens.removeFirst(allTokens.count - model.weights.textPositions)
             }
         }
+        Trace.write("transcribed: \(Trace.cpuSeconds()) cpu s in the process, \(Trace.threadSeconds()) on the calling thread")
     }
 
     /// The initial prompt as faster-whisper encodes it: a space, then the trimmed text; it leads the

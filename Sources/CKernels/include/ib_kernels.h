@@ -54,6 +54,9 @@ void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const
  * and 1/sum of each row is written there instead: scale the product later. */
 void ib_softmax_rows(float *S, int rows, int cols, int ld, float scale, float *inverseSums);
 
+/* log(sum of exp(x[i])) over the finite x[i] of x[0..<n]; -inf when there is none. */
+double ib_log_sum_exp(const float *x, int n);
+
 /* x[r, 0..<cols] *= scales[r] (row stride ld). */
 void ib_scale_rows(float *x, int rows, int cols, int ld, const float *scales);
 
@@ -119,6 +122,14 @@ void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *pack
 
 /* Whether ib_gemm_i8 runs the AVX-512 VNNI tiles (else the AVX2 ones). */
 int ib_i8_uses_vnni(void);
+
+/* Runs fn(ctx, part) for part 0..<parts on the calling thread and up to threads - 1
+ * resident workers (started on first use, kept for the process; pool.c), and returns
+ * when every part is done. For steps too short for a kernel wake-up: idle workers spin
+ * briefly before they sleep. Nested calls, and calls while another thread's job runs,
+ * run their parts serially on the calling thread. */
+typedef void (*ib_pool_fn)(void *ctx, int part);
+void ib_pool_run(int threads, int parts, ib_pool_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }
