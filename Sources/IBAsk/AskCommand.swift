@@ -45,7 +45,8 @@ public enum AskCommand {
           --list              list the conversations and exit
           --strict            remove unsupported citations (prints the answer when complete)
           --json              write one JSON object per question (answer, answered, citations,
-                              sources, usage)
+                              sources, usage); the default when stdout is not a terminal
+          --format text|json  text (the default on a terminal: the answer streamed) or JSON
       -v, --verbose           tool calls, retrieved pages, token usage on stderr
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
                               never created; read-only libraries are read; not a regular file: exit 2
@@ -65,6 +66,9 @@ public enum AskCommand {
     OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
     IB_SEARCH_WINDOW_SCAN, IB_SEARCH_SYNONYM_SCOPE (0 to 100,000,000), IB_SEARCH_SYNONYMS,
     IB_THESAURUS for its searches.
+    On a terminal: the answer, streamed (--list: a line per conversation)
+    In a pipe: JSON Lines (one object per question; --list: one per conversation)
+    Output options: --json, --format text|json
     Exit codes: 0 ok, 1 error, 2 usage, 3 ambiguous book, 4 provider or network failure.
     See ib-ask(1).
     """
@@ -75,7 +79,7 @@ public enum AskCommand {
         .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
         .init("no-tools"), .init("no-expand"), .init("no-rerank"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
         .init("retries", takesValue: true), .init("continue", short: "c"),
-        .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"),
+        .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"), .init("format", takesValue: true),
         .init("verbose", short: "v"), .init("db", takesValue: true), .init("model-dir", takesValue: true),
         .init("help", short: "h"), .init("version"),
     ] }
@@ -87,7 +91,7 @@ public enum AskCommand {
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-ask", modelDirectoryFlag: try args.path("model-dir"))); return }
         let verbose = args.has("verbose")
         let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
-        let json = args.has("json"), strict = args.has("strict")
+        let json = try OutputFormat.chosen(args) == .json, strict = args.has("strict")
         if args.has("continue") && args.value("conversation") != nil {
             throw IBError.usage("--continue and --conversation cannot be used together")
         }

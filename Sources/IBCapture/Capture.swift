@@ -6,6 +6,8 @@ import IBStore
 public struct CaptureOptions: Sendable {
     public var dryRun = false
     public var json = false
+    /// Records as a line of text (a terminal, or --format text) instead of JSON.
+    public var text = false
     public var create = false
     public var ask = false
     public var now: Double = Timestamp.now()

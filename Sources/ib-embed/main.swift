@@ -49,6 +49,9 @@ Environment: IB_MODEL_DIR, XDG_DATA_HOME, XDG_CACHE_HOME (sha256 stamps and
 the embedding cache), IB_EMBED_PROVIDER, IB_EMBED_MODEL, OPENAI_API_KEY,
 OPENAI_BASE_URL, OLLAMA_HOST (read as ib-ask reads them; an empty or bad
 value is a usage error naming the variable).
+On a terminal: JSON Lines (the records, chunks with embeddings)
+In a pipe: JSON Lines
+Output options: none (a record stream)
 Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
 2 usage error (also a bad OPENAI_BASE_URL, OLLAMA_HOST or --base-url),
 4 provider failure. See ib-embed(1) and ib(7).
