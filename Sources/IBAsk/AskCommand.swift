@@ -18,7 +18,9 @@ public enum AskCommand {
     (a question over 64 KiB, or a line over 64 MiB, is refused with its number).
 
     Options:
-      -b, --book BOOK         the book: id, id prefix or title (default: the only book)
+      -b, --book BOOK         the book: id, id prefix, title or author (default: the only
+                              book; with several, the one whose passage best fits the
+                              QUESTION, searched across the library as ib-search does)
           --page PAGE         the reader's page (label or number) instead of the stored one;
                               past the book's last page: exit 2
           --all-pages         use the whole book, ignoring the reading position (spoilers!)
@@ -149,7 +151,18 @@ public enum AskCommand {
             book = try BookLookup.resolveBook(library, info.bookID)
             log?("continuing conversation \(info.id) (\(history.count) earlier turns): \(info.title)")
         } else {
-            book = try BookLookup.resolveBook(library, args.value("book"))
+            let question = args.positionals.joined(separator: " ").trimmed
+            do {
+                book = try BookLookup.resolveBook(library, args.value("book"))
+            } catch let e as IBError where e.code == .ambiguous && args.value("book") == nil && !question.isEmpty {
+                // Several books and none named: the one whose passage fits the question best (BookRouting).
+                let engine = SearchEngine(library: library, modelDirectory: explicitModelDir, settings: try SearchSettings.fromEnvironment())
+                guard let routed = try BookRouting.route(question, engine: engine) else {
+                    throw IBError("no book of the library has a passage for this question (up to each reading position); choose one with --book")
+                }
+                printError("ib-ask: asking '\(routed.title)' (\(routed.id.prefix(8))), the book whose passage fits the question best; --book chooses another")
+                book = routed
+            }
             conversationID = ConversationStore.newID()
         }
         if args.has("all-pages") && args.value("page") != nil { throw IBError.usage("--page and --all-pages cannot be used together") }

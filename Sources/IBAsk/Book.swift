@@ -65,7 +65,7 @@ public enum BookLookup {
                 throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
             }
             guard all.count == 1 else {
-                throw IBError("the library has \(all.count) books; choose one with --book:\n" + all.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n"), code: .ambiguous)
+                throw IBError("the library has \(all.count) books; choose one with --book (or ask on the command line: the question picks the book):\n" + all.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n"), code: .ambiguous)
             }
             return all[0]
         }

@@ -33,7 +33,10 @@ Options:
   --verify-model      check the sha256 of model.safetensors now (it is
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
-                      stderr is not a terminal; --no-progress never prints it
+                      stderr is not a terminal; --no-progress never prints it.
+                      The ETA comes from a file's size or, in a pipe, from the
+                      pages the chunks reached of the book's page count; under
+                      make -j each ib-embed prints whole lines named by its book
   --no-windows        leave out the "windows" field (smaller records and
                       library; search then ranks by whole-chunk vectors only)
 \(ProviderOptions.help)

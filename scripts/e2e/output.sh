@@ -13,7 +13,9 @@
 #    --format is Markdown on a terminal (said on stderr) and JSON in a pipe;
 #    a search with no match says so on a terminal; a search bounded by the
 #    reading position says so (stderr on a terminal, up_to_page in JSON);
-#  - ib-search --min-score and --page with a printed label.
+#  - ib-search --min-score and --page with a printed label;
+#  - ib-ask without --book in a library of several books: the question picks
+#    the book (said on stderr); questions on stdin still need --book (exit 3).
 # Needs the tools on PATH (scripts/test puts $IB_BIN there), python3, script.
 set -uo pipefail
 tmp=$(mktemp -d /tmp/ib-e2e-output.XXXXXX); trap 'rm -rf "$tmp"' EXIT
@@ -59,6 +61,13 @@ ib-capture 'Quote p. 2 of Dracula: "Like a lizard."' >/dev/null || fail "capture
 ib-capture 'Quote p. 3 of aa00aa00aa00aa00: "A coffin for a lifebuoy."' >/dev/null || fail "capture a Moby Dick quote"
 
 # ---------------------------------------------------------------- one output rule
+# ib-ask's offline answers need the sentence model; without one its line is skipped.
+ask=""
+if [ -f "${IB_MODEL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ib/models/all-MiniLM-L6-v2}/config.json" ]; then
+  ask="ib-ask --provider extractive --book Dracula 'Who climbed down the castle wall?'"
+else
+  echo "output.sh: ib-ask's output rule skipped (no sentence model)" >&2
+fi
 # Each: the command; piped it is JSON Lines, on a terminal it is not.
 while IFS= read -r line; do
   [ -n "$line" ] || continue
@@ -69,14 +78,16 @@ while IFS= read -r line; do
   tty "$@" --json; is_json < "$tmp/tty.out" || fail "terminal, $line --json: not JSON: $(head -c 120 "$tmp/tty.out")"
   "$@" --json --format text >/dev/null 2>&1; rc=$?
   [ $rc = 2 ] || fail "$line --json --format text: exit $rc, not 2"
-done <<'EOF'
+done <<EOF
 ib-index list
 ib-index stats
 ib-index show Dracula
 ib-index get Dracula:2
 ib-search --mode text --all-pages castle
 ib-capture status
+ib-capture suggest
 ib-capture --dry-run 'Note p. 4 of Dracula: garlic again'
+$ask
 EOF
 echo "output.sh: ok: one output rule (text on a terminal, JSON Lines in a pipe, --json, --format)" >&2
 
@@ -123,6 +134,16 @@ out=$(ib-search --mode text --book Dracula --page iv "garlic sick room") && grep
 [ -z "$(ib-search --mode text --book Dracula --page iii "garlic sick room")" ] || fail "--page iii let page iv through"
 ib-search --mode text --book Dracula --page xl castle >/dev/null 2>&1; [ $? = 2 ] || fail "--page xl: not a usage error"
 echo "output.sh: ok: --min-score and --page LABEL" >&2
+
+# ---------------------------------------------------------------- ib-ask without --book: the question picks the book
+if [ -n "$ask" ]; then
+  out=$(ib-ask --provider extractive --format text 'Who climbed down the castle wall like a lizard?' 2>"$tmp/err") \
+    && grep -q "asking 'Dracula' (cc22cc22)" "$tmp/err" && grep -q "lizard" <<<"$out" \
+    || fail "ib-ask without --book in a library of three books: $(cat "$tmp/err") $out"
+  echo 'Who climbed the wall?' | ib-ask --provider extractive >/dev/null 2>"$tmp/err"; rc=$?
+  [ $rc = 3 ] && grep -q "choose one with --book" "$tmp/err" || fail "questions on stdin without --book: exit $rc: $(cat "$tmp/err")"
+  echo "output.sh: ok: ib-ask without --book asks the book the question finds" >&2
+fi
 
 [ $status = 0 ] && echo "output e2e: one output rule, one book resolver, nothing silent"
 exit $status
