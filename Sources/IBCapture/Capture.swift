@@ -107,6 +107,8 @@ public final class CaptureEngine {
         for (i, m) in matches.enumerated() {
             let ref = try store?.bookRef(id: m.id)
             message += "\n  \(i + 1). \(m.id)  \(m.title)" + ((ref?.authors.isEmpty ?? true) ? "" : " — " + ref!.authors.joined(separator: ", "))
+            // Two editions of one title are told apart as every tool does (Library.edition).
+            if let info = try store?.library.book(id: m.id), !info.format.isEmpty { message += " " + Library.edition(info) }
             candidates.append(["id": .string(m.id), "title": .string(m.title), "authors": JSON(ref?.authors ?? []),
                                "score": .number((m.score * 1000).rounded() / 1000)])
         }

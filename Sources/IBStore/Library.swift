@@ -210,10 +210,15 @@ public final class Library {
     /// one title apart (format, file name, pages).
     public static func candidateLines(_ books: [BookInfo]) -> String {
         books.map { b in
-            let file = b.source.split(separator: "/").last.map(String.init) ?? b.source
             let authors = b.authors.isEmpty ? "" : " by " + b.authors.joined(separator: ", ")
-            return "\n  \(b.id)  \(b.title)\(authors) (\(b.format), \(file), \(counted(b.pageCount, "page")))"
+            return "\n  \(b.id)  \(b.title)\(authors) \(edition(b))"
         }.joined()
+    }
+
+    /// "(epub, moby-dick.epub, 9 pages)": what tells two editions of one title apart.
+    public static func edition(_ b: BookInfo) -> String {
+        let file = b.source.split(separator: "/").last.map(String.init) ?? b.source
+        return "(\(b.format), \(file.isEmpty ? "-" : file), \(counted(b.pageCount, "page")))"
     }
 
     // MARK: reading position

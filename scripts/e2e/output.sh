@@ -105,6 +105,9 @@ for tool in "ib-index show" "ib-search --mode text --all-pages --json castle --b
   "$@" melville >/dev/null 2>"$tmp/err"; rc=$?
   [ $rc = 3 ] && grep -q "(epub, moby-dick.epub, 9 pages)" "$tmp/err" || fail "$tool melville: exit $rc: $(cat "$tmp/err")"
 done
+ib-capture 'Quote p. 2 of mobydick: "Call me Ishmael."' >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 3 ] && grep -q "aa00aa00aa00aa00  Moby Dick; or, The Whale — Herman Melville (text, moby.txt, 8 pages)" "$tmp/err" \
+  && grep -q "(epub, moby-dick.epub, 9 pages)" "$tmp/err" || fail "ib-capture: editions not told apart: exit $rc: $(cat "$tmp/err")"
 echo "output.sh: ok: one book resolver (words run together, typos, authors; editions told apart)" >&2
 
 # ---------------------------------------------------------------- no silent no-ops
