@@ -5,6 +5,13 @@
 import IBCore
 
 enum RecordText {
+    /// The record as a line of text (options.text: a terminal or --format text) or as JSON.
+    static func write(_ record: JSON, _ options: CaptureOptions, _ out: OutputStream) {
+        guard options.text else { out.writeJSON(record); return }
+        let text = line(record, dryRun: options.dryRun)
+        out.write((Terminal.stdoutIsTerminal ? TerminalText.safe(text) : text) + "\n")
+    }
+
     /// `dryRun`: the line was only parsed, nothing stored.
     static func line(_ record: JSON, dryRun: Bool) -> String {
         let type = record["type"]?.stringValue ?? "record"

@@ -111,8 +111,8 @@ public enum CaptureTool {
         the pages a day it needs), a book untouched for weeks, the quote of the
         day; each says why (also in status --format json and the waybar tooltip).
 
-        On a terminal: a line per capture; status and suggest as text; export as Markdown
-        In a pipe: JSON Lines (a record per capture; status: one object; export: a line per book)
+        On a terminal: a line per capture or picture written; status and suggest as text; export as Markdown
+        In a pipe: JSON Lines (a record per capture or picture; status: one object; export: a line per book)
         Output options: --json, --format text|json (status: also waybar, svg, png; export: markdown, json, csv, cards)
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page;
         --audio: bad or missing audio, no speech, an unsure transcript, no model),
@@ -533,12 +533,7 @@ public enum CaptureTool {
                 for (key, value) in extra { o[key] = value }
                 record = .object(o)
             }
-            if engine.options.text {
-                let line = RecordText.line(record, dryRun: engine.options.dryRun)
-                out.write((Terminal.stdoutIsTerminal ? TerminalText.safe(line) : line) + "\n")
-            } else {
-                out.writeJSON(record)
-            }
+            RecordText.write(record, engine.options, out)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
@@ -557,12 +552,7 @@ public enum CaptureTool {
             } else {
                 record = try engine.capture(line)
             }
-            if engine.options.text {
-                let line = RecordText.line(record, dryRun: engine.options.dryRun)
-                out.write((Terminal.stdoutIsTerminal ? TerminalText.safe(line) : line) + "\n")
-            } else {
-                out.writeJSON(record)
-            }
+            RecordText.write(record, engine.options, out)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }

@@ -125,6 +125,9 @@ tty ib-search --mode text castle
 grep -q "'Dracula' up to p. 3 (the reading position); --all-pages" "$tmp/tty.err" || fail "bounded search on a terminal: not said: $(cat "$tmp/tty.err")"
 ib-search --mode text castle | grep -q '"up_to_page":3' || fail "bounded search in JSON: no up_to_page"
 ib-search --mode text --all-pages castle | grep -q 'up_to_page' && fail "--all-pages: up_to_page set"
+(cd "$tmp" && tty ib-capture chart streak --format svg -o streak.svg)
+grep -q "^wrote streak.svg (svg, " "$tmp/tty.out" || fail "chart on a terminal: $(cat "$tmp/tty.out")"
+(cd "$tmp" && ib-capture chart streak --format svg -o streak.svg) | is_json || fail "chart in a pipe: not its JSON record"
 echo "output.sh: ok: export BOOK, export's default format, no match and the reading position said" >&2
 
 # ---------------------------------------------------------------- --min-score, --page LABEL
