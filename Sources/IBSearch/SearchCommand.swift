@@ -221,6 +221,9 @@ public enum SearchCommand {
             guard let labelled else { throw IBError.usage("--page: the book has no page labelled '\(text)'") }
             return labelled
         }
+        if Int(text) == nil, !text.isEmpty, text.allSatisfy({ $0.isLetter }) {
+            throw IBError.usage("--page '\(text)': a printed page label needs exactly one --book")
+        }
         return try Arguments.parseInt(text, name: "--page", min: 1, max: 1_000_000_000)
     }
 }
