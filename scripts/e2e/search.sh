@@ -66,9 +66,9 @@ out=$(ib-search --json --mode text "xylophonequasar"); rc=$?
 [ $rc -eq 0 ] && [ -z "$out" ] || fail "a query that finds nothing: exit $rc, output '$out'"
 # A hybrid search about nothing in the library (no word in any passage, the nearest far in
 # meaning) shows nothing; --min-score shows what the fusion ranked anyway.
-q="bitcoin mining rig gpu"
-[ -z "$(ib-search --json "$q")" ] || fail "a query about nothing in the library: results shown"
-[ -n "$(ib-search --json --min-score -1000000 "$q")" ] || fail "--min-score -1000000: the fused results not shown"
+off="bitcoin mining rig gpu"
+[ -z "$(ib-search --json "$off")" ] || fail "a query about nothing in the library: results shown"
+[ -n "$(ib-search --json --min-score -1000000 "$off")" ] || fail "--min-score -1000000: the fused results not shown"
 ib-search --json --kind books "spoil tes" | grep >/dev/null '"kind":"book".*"title":"Spoiler Test"' || fail "--kind books"
 ib-search --book "no such book at all" "x" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "unknown --book: exit $rc, expected 1"
