@@ -21,8 +21,9 @@ mkdir "$tmp/links"; find "$tmp/tree/shelf1" -type f | sort | head -3 | xargs -I{
 want=$(( 3 + $(find "$tmp/tree/shelf2" -type f | wc -l) ))
 n=$(make -s -n -f "$root/scripts/batch/ib.mk" SRC="$tmp/links" OUT="$tmp/lout" DB="$tmp/links.db" | grep -c '^ib-parse')
 [ "$n" = "$want" ] || fail "a folder of links: make would parse $n of $want documents"
+installed=$(make -s -C "$root" installed-files PREFIX=/usr)
 for f in share/ib/ib.mk lib/ib/parallel-ingest; do
-  make -s -C "$root" installed-files PREFIX=/usr | grep -qx "/usr/$f" || fail "make install does not install $f"
+  grep -qx "/usr/$f" <<<"$installed" || fail "make install does not install $f"
 done
 
 # Nothing changed: nothing to do.
