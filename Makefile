@@ -36,10 +36,13 @@ MAN7 := man/man7/ib.7 man/man7/ibvec.7
 PROMPTS := $(sort $(wildcard shared/prompts/*.md))
 SCHEMA := $(sort $(wildcard shared/schema/*.sql))
 SCRIPTS := fetch-model build-thesaurus
+# The batch recipe the README and ib(7) present is installed too:
+# make -f PREFIX/share/ib/ib.mk and PREFIX/lib/ib/parallel-ingest.
 
 # Every file install writes, under $(DESTDIR); uninstall removes these and no others.
 INSTALLED := $(TOOLS:%=$(BINDIR)/%) \
 	$(IBLIBDIR)/ibvec.so $(IBLIBDIR)/build-info $(SCRIPTS:%=$(IBLIBDIR)/%) \
+	$(IBLIBDIR)/parallel-ingest $(IBDATADIR)/ib.mk \
 	$(PROMPTS:shared/%=$(IBDATADIR)/%) $(SCHEMA:shared/%=$(IBDATADIR)/%) \
 	$(MAN1:man/%=$(MANDIR)/%) $(MAN7:man/%=$(MANDIR)/%) \
 	$(TOOLS:%=$(BASHCOMPDIR)/%) $(ZSHCOMPDIR)/_ib $(TOOLS:%=$(FISHCOMPDIR)/%.fish)
@@ -65,6 +68,8 @@ install: $(if $(NO_BUILD),,build)
 	for t in $(TOOLS); do $(INSTALL) -m 755 "$$bin/$$t" "$$d$(BINDIR)/$$t"; done; \
 	$(INSTALL) -m 644 "$$bin/ibvec.so" "$$bin/build-info" "$$d$(IBLIBDIR)/"; \
 	for s in $(SCRIPTS); do $(INSTALL) -m 755 "scripts/$$s" "$$d$(IBLIBDIR)/$$s"; done; \
+	$(INSTALL) -m 755 scripts/batch/parallel-ingest "$$d$(IBLIBDIR)/parallel-ingest"; \
+	$(INSTALL) -m 644 scripts/batch/ib.mk "$$d$(IBDATADIR)/ib.mk"; \
 	$(INSTALL) -m 644 $(PROMPTS) "$$d$(IBDATADIR)/prompts/"; \
 	$(INSTALL) -m 644 $(SCHEMA) "$$d$(IBDATADIR)/schema/"; \
 	$(INSTALL) -m 644 $(MAN1) "$$d$(MANDIR)/man1/"; \

@@ -7,9 +7,9 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
     ib-parse) _ib_opts='-f --format --title --encoding --page-chars --timeout --max-bytes --ocr --lang --model -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-chunk) _ib_opts='--size --overlap --tokenizer --no-pages --model-dir --tokenize -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-embed) _ib_opts='--query --text --encoding --batch --threads --model-dir --precision --verify-model --progress --no-windows --provider --model --base-url --dim --timeout --retries --jobs --cache --no-cache -h --help --version --no-progress' _ib_subs='' _ib_files=1 ;;
-    ib-index) _ib_opts='--db --replace --restructure --json --context --all-pages --missing-embeddings --floats --purge -y --yes -q --quiet -h --help --version' _ib_subs='list show get delete set-page export stats vacuum quantize' _ib_files=1 ;;
-    ib-search) _ib_opts='-k --count --mode --book --kind --page --all-pages --json --explain --candidates --rrf-k --expand --rerank --provider --model --timeout --db --model-dir -h --help --version' _ib_subs='' _ib_files=0 ;;
-    ib-ask) _ib_opts='-b --book --page --all-pages --provider --model --base-url --rounds -k --no-tools --no-expand --no-rerank --max-tokens --timeout --retries -c --continue --conversation --list --strict --json -v --verbose --db --model-dir -h --help --version --search' _ib_subs='' _ib_files=0 ;;
+    ib-index) _ib_opts='--db --replace --restructure --json --context --all-pages --missing-embeddings --floats --purge -y --yes -q --quiet -h --help --version --format' _ib_subs='list show get delete set-page export stats vacuum quantize' _ib_files=1 ;;
+    ib-search) _ib_opts='-k --count --mode --book --kind --page --all-pages --json --min-score --explain --candidates --rrf-k --expand --rerank --provider --model --timeout --db --model-dir -h --help --version --format' _ib_subs='' _ib_files=0 ;;
+    ib-ask) _ib_opts='-b --book --page --all-pages --provider --model --base-url --rounds -k --no-tools --no-expand --no-rerank --max-tokens --timeout --retries -c --continue --conversation --list --strict --json -v --verbose --db --model-dir -h --help --version --search --format' _ib_subs='' _ib_files=0 ;;
     ib-capture) _ib_opts='--db --dry-run --json --create --ask --image --text --audio --model --spoken --yes --today --now --format --private --style --size -o --output --svg -h --help --version' _ib_subs='status suggest card chart export import' _ib_files=0 ;;
     ib-mcp) _ib_opts='--db --model-dir -h --help --version' _ib_subs='' _ib_files=0 ;;
     ib-transcribe) _ib_opts='--model --beam --compute --language -h --help --version' _ib_subs='' _ib_files=1 ;;
@@ -20,7 +20,7 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
 _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no value)
   case "$1 $2" in
     "ib-parse -f"|"ib-parse --format") echo 'choice text markdown html pdf epub docx image audio' ;;
-    "ib-parse --title"|"ib-parse --page-chars"|"ib-parse --timeout"|"ib-parse --max-bytes"|"ib-parse --ocr"|"ib-parse --lang"|"ib-chunk --size"|"ib-chunk --overlap"|"ib-embed --query"|"ib-embed --batch"|"ib-embed --threads"|"ib-embed --model"|"ib-embed --base-url"|"ib-embed --dim"|"ib-embed --timeout"|"ib-embed --retries"|"ib-embed --jobs"|"ib-index --context"|"ib-search -k"|"ib-search --count"|"ib-search --page"|"ib-search --candidates"|"ib-search --rrf-k"|"ib-search --model"|"ib-search --timeout"|"ib-ask --page"|"ib-ask --model"|"ib-ask --base-url"|"ib-ask --rounds"|"ib-ask -k"|"ib-ask --max-tokens"|"ib-ask --timeout"|"ib-ask --retries"|"ib-ask --conversation"|"ib-capture --text"|"ib-capture --today"|"ib-capture --now"|"ib-capture --size"|"ib-transcribe --beam"|"ib-transcribe --compute"|"ib-transcribe --language") echo 'none' ;;
+    "ib-parse --title"|"ib-parse --page-chars"|"ib-parse --timeout"|"ib-parse --max-bytes"|"ib-parse --ocr"|"ib-parse --lang"|"ib-chunk --size"|"ib-chunk --overlap"|"ib-embed --query"|"ib-embed --batch"|"ib-embed --threads"|"ib-embed --model"|"ib-embed --base-url"|"ib-embed --dim"|"ib-embed --timeout"|"ib-embed --retries"|"ib-embed --jobs"|"ib-index --context"|"ib-search -k"|"ib-search --count"|"ib-search --page"|"ib-search --min-score"|"ib-search --candidates"|"ib-search --rrf-k"|"ib-search --model"|"ib-search --timeout"|"ib-ask --page"|"ib-ask --model"|"ib-ask --base-url"|"ib-ask --rounds"|"ib-ask -k"|"ib-ask --max-tokens"|"ib-ask --timeout"|"ib-ask --retries"|"ib-ask --conversation"|"ib-capture --text"|"ib-capture --today"|"ib-capture --now"|"ib-capture --size"|"ib-transcribe --beam"|"ib-transcribe --compute"|"ib-transcribe --language") echo 'none' ;;
     "ib-parse --encoding") echo 'choice utf-8 utf-16le utf-16be latin1 windows-1252' ;;
     "ib-parse --model"|"ib-chunk --model-dir"|"ib-embed --model-dir"|"ib-search --model-dir"|"ib-ask --model-dir"|"ib-capture --model"|"ib-mcp --model-dir"|"ib-transcribe --model") echo 'dir' ;;
     "ib-chunk --tokenizer") echo 'choice model words' ;;
@@ -28,6 +28,7 @@ _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no
     "ib-embed --precision") echo 'choice fp32 bf16' ;;
     "ib-embed --provider") echo 'choice native openai ollama' ;;
     "ib-embed --cache"|"ib-index --db"|"ib-search --db"|"ib-ask --db"|"ib-capture --db"|"ib-capture --image"|"ib-capture --audio"|"ib-capture -o"|"ib-capture --output"|"ib-mcp --db") echo 'file' ;;
+    "ib-index --format"|"ib-search --format"|"ib-ask --format") echo 'choice text json' ;;
     "ib-search --mode") echo 'choice hybrid vector text' ;;
     "ib-search --book"|"ib-ask -b"|"ib-ask --book") echo 'book' ;;
     "ib-search --kind") echo 'choice chunks books quotes notes all' ;;

@@ -75,7 +75,7 @@ complete -c ib-index -e
 complete -c ib-index -l db -r -F -d 'the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library'
 complete -c ib-index -l replace -d 'store books again even when their id is already stored'
 complete -c ib-index -l restructure -d 'read page records (ib-parse BOOK | ib-index --restructure) a'
-complete -c ib-index -l json -d 'show: the book and its sections as one JSON object'
+complete -c ib-index -l json -d 'JSON Lines (the default when stdout is not a terminal)'
 complete -c ib-index -l context -x -d 'get: N passages before and after (default 0'
 complete -c ib-index -l all-pages -d 'get: also past the reading position (spoilers)'
 complete -c ib-index -l missing-embeddings -d 'export: only the chunks without a vector (for ib-embed)'
@@ -85,6 +85,7 @@ complete -c ib-index -s y -l yes -d 'delete: no question, and a partial title is
 complete -c ib-index -s q -l quiet -d 'no progress or summary on stderr'
 complete -c ib-index -s h -l help -d 'this help'
 complete -c ib-index -l version -d 'the version, the commit and the model folder'
+complete -c ib-index -l format -x -a 'text json'
 complete -c ib-index -n __fish_use_subcommand -a 'list show get delete set-page export stats vacuum quantize'
 complete -c ib-index -n '__fish_seen_subcommand_from list' -f
 complete -c ib-index -n '__fish_seen_subcommand_from show' -f -a '(__ib_books)'
@@ -105,6 +106,7 @@ complete -c ib-search -l kind -x -a 'chunks books quotes notes all' -d 'chunks (
 complete -c ib-search -l page -x -d 'search up to page N (a passage must end on or before it)'
 complete -c ib-search -l all-pages -d 'search whole books, ignoring reading positions'
 complete -c ib-search -l json -d 'JSON Lines (the default when stdout is not a terminal)'
+complete -c ib-search -l min-score -x -d 'leave out results scoring below X (the score printed by'
 complete -c ib-search -l explain -d 'add vector_rank, text_rank, vector_distance (after the'
 complete -c ib-search -l candidates -x -d 'depth of each list before fusion (default 40'
 complete -c ib-search -l rrf-k -x -d 'fuse by reciprocal rank with this k instead of by'
@@ -117,10 +119,11 @@ complete -c ib-search -l db -r -F -d 'the library (default $IB_DB, else $XDG_DAT
 complete -c ib-search -l model-dir -x -a '(__fish_complete_directories)' -d 'the model folder (default $IB_MODEL_DIR, else'
 complete -c ib-search -s h -l help -d 'this help'
 complete -c ib-search -l version -d 'the version, the commit and the model folder'
+complete -c ib-search -l format -x -a 'text json'
 
 complete -c ib-ask -e
 complete -c ib-ask -f
-complete -c ib-ask -s b -l book -x -a '(__ib_books)' -d 'the book: id, id prefix or title (default: the only book)'
+complete -c ib-ask -s b -l book -x -a '(__ib_books)' -d 'the book: id, id prefix, title or author (default: the only'
 complete -c ib-ask -l page -x -d 'the reader\'s page (label or number) instead of the stored on'
 complete -c ib-ask -l all-pages -d 'use the whole book, ignoring the reading position (spoilers!'
 complete -c ib-ask -l provider -x -a 'anthropic openai ollama extractive' -d 'anthropic, openai, ollama or extractive (default: $IB_PROVID'
@@ -145,12 +148,13 @@ complete -c ib-ask -l model-dir -x -a '(__fish_complete_directories)' -d 'the se
 complete -c ib-ask -s h -l help -d 'this help'
 complete -c ib-ask -l version -d 'the version, the commit and the model folder'
 complete -c ib-ask -l search -d 'runs ib-search ARGS with this tool\'s providers'
+complete -c ib-ask -l format -x -a 'text json'
 
 complete -c ib-capture -e
 complete -c ib-capture -f
 complete -c ib-capture -l db -r -F -d 'the library (default: $IB_DB, then $XDG_DATA_HOME/ib/library'
 complete -c ib-capture -l dry-run -d 'parse only'
-complete -c ib-capture -l json -d 'errors with candidates (ambiguous book) as JSON on stdout'
+complete -c ib-capture -l json -d 'JSON (the default when stdout is not a terminal)'
 complete -c ib-capture -l create -d 'add a book that is not in the library instead of failing'
 complete -c ib-capture -l ask -d 'forward a question to ib-ask (exec ib-ask --book ID QUESTION'
 complete -c ib-capture -l image -r -F -d 'a quote from a photo of the page (OCR by ib-parse): the'
@@ -161,7 +165,7 @@ complete -c ib-capture -l spoken -d 'read LINE (or each stdin line) as said alou
 complete -c ib-capture -l yes -d 'finish the current book on a line that does not name it'
 complete -c ib-capture -l today -x -d 'take DATE (YYYY-MM-DD) as today, for relative dates (also $I'
 complete -c ib-capture -l now -x -d 'take TIME (ISO-8601) as now, for timestamps and suggestions'
-complete -c ib-capture -l format -x -a 'text json waybar markdown csv cards svg png' -d 'status: text, json, waybar, svg, png'
+complete -c ib-capture -l format -x -a 'text json waybar markdown csv cards svg png' -d 'a captured line, suggest: text or json'
 complete -c ib-capture -l private -d 'status, suggest: hide quote and note text'
 complete -c ib-capture -l style -x -a 'minimal serif modern literary' -d 'card, export --format cards: minimal, serif (default), moder'
 complete -c ib-capture -l size -x -d 'card (default 1080x1080), chart, status picture: pixels, 64 '

@@ -18,7 +18,9 @@ public enum AskCommand {
     (a question over 64 KiB, or a line over 64 MiB, is refused with its number).
 
     Options:
-      -b, --book BOOK         the book: id, id prefix or title (default: the only book)
+      -b, --book BOOK         the book: id, id prefix, title or author (default: the only
+                              book; with several, the one whose passage best fits the
+                              QUESTION, searched across the library as ib-search does)
           --page PAGE         the reader's page (label or number) instead of the stored one;
                               past the book's last page: exit 2
           --all-pages         use the whole book, ignoring the reading position (spoilers!)
@@ -45,7 +47,8 @@ public enum AskCommand {
           --list              list the conversations and exit
           --strict            remove unsupported citations (prints the answer when complete)
           --json              write one JSON object per question (answer, answered, citations,
-                              sources, usage)
+                              sources, usage); the default when stdout is not a terminal
+          --format text|json  text (the default on a terminal: the answer streamed) or JSON
       -v, --verbose           tool calls, retrieved pages, token usage on stderr
           --db PATH           the library (default $IB_DB, else ~/.local/share/ib/library.db)
                               never created; read-only libraries are read; not a regular file: exit 2
@@ -65,6 +68,9 @@ public enum AskCommand {
     OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
     IB_SEARCH_WINDOW_SCAN, IB_SEARCH_SYNONYM_SCOPE (0 to 100,000,000), IB_SEARCH_SYNONYMS,
     IB_THESAURUS for its searches.
+    On a terminal: the answer, streamed (--list: a line per conversation)
+    In a pipe: JSON Lines (one object per question; --list: one per conversation)
+    Output options: --json, --format text|json
     Exit codes: 0 ok, 1 error, 2 usage, 3 ambiguous book, 4 provider or network failure.
     See ib-ask(1).
     """
@@ -75,7 +81,7 @@ public enum AskCommand {
         .init("rounds", takesValue: true), .init("k", short: "k", takesValue: true),
         .init("no-tools"), .init("no-expand"), .init("no-rerank"), .init("max-tokens", takesValue: true), .init("timeout", takesValue: true),
         .init("retries", takesValue: true), .init("continue", short: "c"),
-        .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"),
+        .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"), .init("format", takesValue: true),
         .init("verbose", short: "v"), .init("db", takesValue: true), .init("model-dir", takesValue: true),
         .init("help", short: "h"), .init("version"),
     ] }
@@ -87,7 +93,7 @@ public enum AskCommand {
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-ask", modelDirectoryFlag: try args.path("model-dir"))); return }
         let verbose = args.has("verbose")
         let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
-        let json = args.has("json"), strict = args.has("strict")
+        let json = try OutputFormat.chosen(args) == .json, strict = args.has("strict")
         if args.has("continue") && args.value("conversation") != nil {
             throw IBError.usage("--continue and --conversation cannot be used together")
         }
@@ -145,7 +151,18 @@ public enum AskCommand {
             book = try BookLookup.resolveBook(library, info.bookID)
             log?("continuing conversation \(info.id) (\(history.count) earlier turns): \(info.title)")
         } else {
-            book = try BookLookup.resolveBook(library, args.value("book"))
+            let question = args.positionals.joined(separator: " ").trimmed
+            do {
+                book = try BookLookup.resolveBook(library, args.value("book"))
+            } catch let e as IBError where e.code == .ambiguous && args.value("book") == nil && !question.isEmpty {
+                // Several books and none named: the one whose passage fits the question best (BookRouting).
+                let engine = SearchEngine(library: library, modelDirectory: explicitModelDir, settings: try SearchSettings.fromEnvironment())
+                guard let routed = try BookRouting.route(question, engine: engine) else {
+                    throw IBError("no book of the library has a passage for this question (up to each reading position); choose one with --book")
+                }
+                printError("ib-ask: asking '\(routed.title)' (\(routed.id.prefix(8))), the book whose passage fits the question best; --book chooses another")
+                book = routed
+            }
             conversationID = ConversationStore.newID()
         }
         if args.has("all-pages") && args.value("page") != nil { throw IBError.usage("--page and --all-pages cannot be used together") }

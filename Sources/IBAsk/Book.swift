@@ -55,9 +55,8 @@ public struct BookContext: Sendable {
 public enum BookLookup {
     public struct BookRow: Sendable { public var id: String; public var title: String; public var authors: [String] }
 
-    /// Finds BOOK as IBStore does (an id, a unique id prefix, or a fuzzy
-    /// title; several matches are exit 3), but from the ids, titles and
-    /// authors only: no per-book counts before the first provider request.
+    /// Finds BOOK as every tool does (Library.resolveBook: an id, a unique id
+    /// prefix, a fuzzy title or an author; several matches are exit 3).
     /// With no BOOK, the only book in the library.
     public static func resolveBook(_ library: Library, _ query: String?) throws -> BookRow {
         let all = try library.bookSummaries(readyOnly: false).map { BookRow(id: $0.id, title: $0.title, authors: $0.authors) }
@@ -66,36 +65,13 @@ public enum BookLookup {
                 throw IBError("the library \(library.path) has no books yet (add one with ib-parse | ib-chunk | ib-embed | ib-index)")
             }
             guard all.count == 1 else {
-                throw IBError("the library has \(all.count) books; choose one with --book:\n" + all.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n"), code: .ambiguous)
+                throw IBError("the library has \(all.count) books; choose one with --book (or ask on the command line: the question picks the book):\n" + all.map { "  \($0.id)  \($0.title)" }.joined(separator: "\n"), code: .ambiguous)
             }
             return all[0]
         }
-        if let exact = all.first(where: { $0.id == query }) { return exact }
-        let lowered = query.lowercased()
-        if lowered.allSatisfy(\.isHexDigit) {
-            let byPrefix = all.filter { $0.id.lowercased().hasPrefix(lowered) }
-            if byPrefix.count == 1 { return byPrefix[0] }
-            if byPrefix.count > 1 { throw ambiguous(query, byPrefix) }
-        }
-        let matcher = TitleMatcher(all.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
-        switch matcher.match(query) {
-        case .unique(let match):
-            return all.first { $0.id == match.id }!
-        case .ambiguous(let matches):
-            throw ambiguous(query, matches.compactMap { m in all.first { $0.id == m.id } })
-        case .none(let suggestions):
-            var message = "no book in the library matches '\(query)'"
-            if !suggestions.isEmpty {
-                message += "; did you mean: " + suggestions.prefix(3).map { "\($0.id.prefix(8)) \($0.title)" }.joined(separator: ", ")
-            }
-            throw IBError(message)
-        }
-    }
-
-    static func ambiguous(_ query: String, _ books: [BookRow]) -> IBError {
-        var message = "'\(query)' matches \(books.count) books; use an id (or a longer prefix):"
-        for b in books { message += "\n  \(b.id)  \(b.title)" }
-        return IBError(message, code: .ambiguous)
+        // One resolver for every tool (Library.resolveBook): the same fuzziness, authors and candidate lists.
+        let book = try library.resolveBook(query)
+        return BookRow(id: book.id, title: book.title, authors: book.authors)
     }
 
     public static func context(_ db: Database, book: BookRow, pageOverride: String?) throws -> BookContext {

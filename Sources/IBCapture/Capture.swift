@@ -6,6 +6,8 @@ import IBStore
 public struct CaptureOptions: Sendable {
     public var dryRun = false
     public var json = false
+    /// Records as a line of text (a terminal, or --format text) instead of JSON.
+    public var text = false
     public var create = false
     public var ask = false
     public var now: Double = Timestamp.now()
@@ -105,6 +107,8 @@ public final class CaptureEngine {
         for (i, m) in matches.enumerated() {
             let ref = try store?.bookRef(id: m.id)
             message += "\n  \(i + 1). \(m.id)  \(m.title)" + ((ref?.authors.isEmpty ?? true) ? "" : " — " + ref!.authors.joined(separator: ", "))
+            // Two editions of one title are told apart as every tool does (Library.edition).
+            if let info = try store?.library.book(id: m.id), !info.format.isEmpty { message += " " + Library.edition(info) }
             candidates.append(["id": .string(m.id), "title": .string(m.title), "authors": JSON(ref?.authors ?? []),
                                "score": .number((m.score * 1000).rounded() / 1000)])
         }

@@ -30,7 +30,7 @@ public enum Messages {
         "bad_now": ("--now needs an ISO-8601 time, not '{0}'", "--now 需要 ISO-8601 时间，而不是“{0}”"),
         "bad_today": ("--today needs YYYY-MM-DD, not '{0}'", "--today 需要 YYYY-MM-DD 格式的日期，而不是“{0}”"),
         "import_usage": ("import takes one CSV file", "import 需要且只需要一个 CSV 文件"),
-        "format_usage": ("--format and --private go with status or export", "--format 和 --private 只能与 status 或 export 一起使用"),
+        "format_usage": ("--private goes with status or suggest; a captured line takes only --format text|json", "--private 只能与 status 或 suggest 一起使用；记录一行时 --format 只能是 text 或 json"),
         "ask_usage": ("--ask needs the question on the command line", "--ask 需要在命令行上给出问题"),
         "no_line": ("give a line to capture, or pipe lines on standard input (see --help)", "请给出要记录的一行文字，或通过标准输入传入多行（见 --help）"),
         "did_you_mean": ("did you mean: {0}", "你是不是想找：{0}"),
@@ -87,6 +87,7 @@ public enum Messages {
         "imported": ("imported {0} highlights, skipped {1} already there", "已导入 {0} 条摘录，跳过 {1} 条已有的"),
         "csv_bad_header": ("{0}: not a Readwise CSV (needs a Highlight and a Title column)", "{0}：不是 Readwise CSV 文件（需要 Highlight 和 Title 列）"),
         "export_format": ("--format must be markdown, json or csv", "--format 只能是 markdown、json 或 csv"),
+        "export_default": ("exporting as markdown (the default on a terminal; JSON Lines in a pipe; --format markdown|json|csv|cards says which)", "以 markdown 导出（终端上的默认格式；管道中为 JSON Lines；用 --format markdown|json|csv|cards 指定）"),
         "lines_failed": ("{0} of {1} lines were not saved", "{1} 行中有 {0} 行未保存"),
         // status
         "status_reading": ("Reading {0}: page {1} of {2} ({3}%)", "正在读《{0}》：第 {1} / {2} 页（{3}%）"),

@@ -39,14 +39,21 @@ public enum PictureCommands {
         return "png"
     }
 
-    static func write(_ picture: Picture, format: String, path: String, record: JSONObject, _ out: OutputStream) throws {
+    /// Writes the picture, then says so: a line on a terminal, its record in a pipe or
+    /// with --json (the one output rule; --format here is the picture's format).
+    static func write(_ picture: Picture, format: String, path: String, record: JSONObject, _ args: Arguments,
+                      _ out: OutputStream) throws {
         guard !path.isEmpty else { throw IBError.usage("-o needs a file name") }
         if FileSystem.isDirectory(path) { throw IBError.usage("-o \(path): is a directory") }
         try picture.write(format: format, to: path)
         var o = record
         o["path"] = .string(path); o["format"] = .string(format)
         o["width"] = JSON(picture.width); o["height"] = JSON(picture.height)
-        out.writeJSON(.object(o))
+        if args.has("json") || OutputFormat.defaultFormat() == .json {
+            out.writeJSON(.object(o))
+        } else {
+            out.write("wrote \(TerminalText.safe(path)) (\(format), \(picture.width)x\(picture.height))\n")
+        }
     }
 
     /// `card QUOTE`: QUOTE is a quote's id or `today` (the quote of the day).
@@ -67,7 +74,7 @@ public enum PictureCommands {
         guard let quote = try store.records.cardQuote(id: id) else { throw IBError("no quote \(id) in the library") }
         let picture = QuoteCard(quote).picture(style: style, width: w, height: h)
         try write(picture, format: format, path: args.value("output") ?? "quote-\(id)-\(style.rawValue).\(format)",
-                  record: JSONObject([("type", "card"), ("quote_id", JSON(id)), ("style", .string(style.rawValue))]), out)
+                  record: JSONObject([("type", "card"), ("quote_id", JSON(id)), ("style", .string(style.rawValue))]), args, out)
     }
 
     /// `export --format cards DIR`: every quote as DIR/quote-ID.png (or .svg with --svg).
@@ -109,14 +116,14 @@ public enum PictureCommands {
         let format = try pictureFormat(args)
         let picture = try Charts.picture(kind, store: store, today: today, size: try size(args, default: kind.defaultSize))
         try write(picture, format: format, path: args.value("output") ?? "chart-\(kind.rawValue).\(format)",
-                  record: JSONObject([("type", "chart"), ("chart", .string(kind.rawValue))]), out)
+                  record: JSONObject([("type", "chart"), ("chart", .string(kind.rawValue))]), args, out)
     }
 
     /// `status --format svg|png`: the widget picture of a status record.
     public static func statusPicture(_ status: JSON, format: String, _ args: Arguments, _ out: OutputStream) throws {
         let picture = StatusPicture.picture(status, size: try size(args, default: StatusPicture.defaultSize))
         try write(picture, format: format, path: args.value("output") ?? "status.\(format)",
-                  record: JSONObject([("type", "status_picture"), ("private", status["private"] ?? false)]), out)
+                  record: JSONObject([("type", "status_picture"), ("private", status["private"] ?? false)]), args, out)
     }
 
     public static func suggest(_ status: JSON, json: Bool, _ out: OutputStream) {

@@ -243,9 +243,11 @@ public enum Exporter {
 
     /// `forTerminal`: markdown and CSV show control characters as escapes (see
     /// TerminalText); JSON always keeps the exact text.
-    public static func export(_ store: CaptureStore, format: String, to out: OutputStream, forTerminal: Bool = false) throws {
+    /// `books`: only these books' groups (nil: every book, detached ones included).
+    public static func export(_ store: CaptureStore, format: String, books: Set<String>? = nil, to out: OutputStream,
+                              forTerminal: Bool = false) throws {
         let shown = { (s: String) -> String in forTerminal ? TerminalText.safe(s) : s }
-        let gs = try groups(store)
+        let gs = try groups(store).filter { books?.contains($0.id) ?? true }
         switch format {
         case "json":
             for g in gs {

@@ -12,15 +12,16 @@ public enum CaptureTool {
                ib-capture [OPTIONS] --audio FILE     capture one spoken line (Whisper)
                ib-capture status [--json] [--format text|json|waybar] [--private]
                ib-capture status --format svg|png [--private] [--size WxH] [-o FILE]
-               ib-capture suggest [--json] [--private]
+               ib-capture suggest [--json | --format text|json] [--private]
                ib-capture card QUOTE [--style S] [--format svg|png] [--size WxH] [-o FILE]
                ib-capture chart streak|pages|plan|progress [--format svg|png] [--size WxH] [-o FILE]
-               ib-capture export --format markdown|json|csv
+               ib-capture export [--format markdown|json|csv] [BOOK...]
                ib-capture export --format cards DIR [--style S] [--size WxH] [--svg]
                ib-capture import FILE.csv            (Readwise CSV)
 
         Turns a natural-language line (English or Simplified Chinese) into a record,
-        prints it as JSON on stdout and stores it in the library.
+        stores it in the library and prints it: a line of text on a terminal, the
+        record as JSON in a pipe (--json or --format text|json says which).
 
           Quote p. 47: "..."      "..." (p. 47)      "..." - Meditations, p. 12
           Note: ...               Thought on chapter 3: ...      What does ... mean?
@@ -36,7 +37,8 @@ public enum CaptureTool {
                            (status and export never create it; not a regular file: exit 2)
           --dry-run        parse only; print the parse, store nothing (no library needed;
                            with one, the record names the book: book_id, book_title)
-          --json           errors with candidates (ambiguous book) as JSON on stdout
+          --json           JSON (the default when stdout is not a terminal); also
+                           errors with candidates (ambiguous book) as JSON on stdout
           --create         add a book that is not in the library instead of failing
           --ask            forward a question to ib-ask (exec ib-ask --book ID QUESTION)
           --image FILE     a quote from a photo of the page (OCR by ib-parse): the
@@ -72,9 +74,13 @@ public enum CaptureTool {
           --today DATE     take DATE (YYYY-MM-DD) as today, for relative dates (also $IB_TODAY)
           --now TIME       take TIME (ISO-8601) as now, for timestamps and suggestions
                            (testing; also $IB_NOW)
-          --format F       status: text, json, waybar, svg, png; export: markdown, json,
-                           csv, cards; card, chart: svg, png (default: -o's extension,
-                           else png)
+          --format F       a captured line, suggest: text or json; status: text, json,
+                           waybar, svg, png; export: markdown, json, csv, cards
+                           (default: markdown on a terminal, said on stderr; json in
+                           a pipe); card, chart: svg, png (default: -o's extension,
+                           else png). text|json default: text on a terminal, json
+                           in a pipe
+        export BOOK...: only those books' quotes and notes (BOOK as in every tool).
           --private        status, suggest: hide quote and note text
           --style S        card, export --format cards: minimal, serif (default), modern,
                            literary
@@ -105,6 +111,9 @@ public enum CaptureTool {
         the pages a day it needs), a book untouched for weeks, the quote of the
         day; each says why (also in status --format json and the waybar tooltip).
 
+        On a terminal: a line per capture or picture written; status and suggest as text; export as Markdown
+        In a pipe: JSON Lines (a record per capture or picture; status: one object; export: a line per book)
+        Output options: --json, --format text|json (status: also waybar, svg, png; export: markdown, json, csv, cards)
         Exit codes: 0 saved, 1 error (unknown book, not understood, no such page;
         --audio: bad or missing audio, no speech, an unsure transcript, no model),
         2 usage, 3 ambiguous book or author (nothing written; candidates listed),
@@ -119,14 +128,15 @@ public enum CaptureTool {
               ib-capture [选项] --audio 文件         记录一句语音（Whisper，英语）
               ib-capture status [--json] [--format text|json|waybar] [--private]
               ib-capture status --format svg|png [--private] [--size 宽x高] [-o 文件]
-              ib-capture suggest [--json] [--private]
+              ib-capture suggest [--json | --format text|json] [--private]
               ib-capture card 摘录 [--style 样式] [--format svg|png] [--size 宽x高] [-o 文件]
               ib-capture chart streak|pages|plan|progress [--format svg|png] [--size 宽x高] [-o 文件]
-              ib-capture export --format markdown|json|csv
+              ib-capture export [--format markdown|json|csv] [书...]
               ib-capture export --format cards 目录 [--style 样式] [--size 宽x高] [--svg]
               ib-capture import 文件.csv             （Readwise CSV）
 
-        把一行自然语言（中文或英文）解析成一条记录，以 JSON 输出到标准输出并存入书库。
+        把一行自然语言（中文或英文）解析成一条记录，存入书库并输出：终端上为一行文字，
+        管道中为 JSON 记录（用 --json 或 --format text|json 指定）。
 
           摘录 第47页：「…」   「…」——《沉思录》第12页   笔记：…   关于第3章的想法：…
           问题：…？   正在读《人类简史》   想读《奥德赛》   读了20页   读到第120页
@@ -139,7 +149,8 @@ public enum CaptureTool {
                            （status 和 export 从不创建书库；不是普通文件：退出码 2）
           --dry-run        只解析并输出解析结果，不保存（不需要书库；有书库时，记录中
                            写明会用哪本书：book_id、book_title）
-          --json           书名有歧义时，把候选以 JSON 输出到标准输出
+          --json           以 JSON 输出（标准输出不是终端时的默认）；书名有歧义时，
+                           把候选以 JSON 输出到标准输出
           --create         书库中没有这本书时直接添加，而不是报错
           --ask            把问题转给 ib-ask（exec ib-ask --book ID 问题）
           --image 文件     从书页照片中摘录（由 ib-parse 识别文字）：整段文字，或配合
@@ -166,8 +177,11 @@ public enum CaptureTool {
                            时也保存
           --today 日期     以该日期（YYYY-MM-DD）为今天，用于相对日期（也可用 $IB_TODAY）
           --now 时间       以该时间（ISO-8601）为现在，用于时间戳和建议（用于测试；也可用 $IB_NOW）
-          --format F       status：text、json、waybar、svg、png；export：markdown、json、csv、
-                           cards；card、chart：svg、png（默认按 -o 的扩展名，否则 png）
+          --format F       记录一行、suggest：text 或 json；status：text、json、waybar、svg、png；
+                           export：markdown、json、csv、cards（默认：终端上 markdown，并在标准
+                           错误中说明；管道中 json）；card、chart：svg、png（默认按 -o 的扩展名，
+                           否则 png）。text|json 默认：终端上 text，管道中 json
+        export 书...：只导出这些书的摘录和笔记。
           --private        status、suggest：隐藏摘录和笔记的文字
           --style 样式     card、export --format cards：minimal、serif（默认）、modern、literary
           --size 宽x高     card（默认 1080x1080）、chart、状态图片：像素，64 到 8192
@@ -254,11 +268,15 @@ public enum CaptureTool {
             case "chart":
                 try PictureCommands.chart(store, positionals, args, today: today, out)
             case "suggest":
-                if args.value("format") != nil || !positionals.isEmpty { throw IBError.usage("suggest takes only --json (and --private)") }
+                if !positionals.isEmpty { throw IBError.usage("suggest takes only --json or --format text|json (and --private)") }
+                let json = try OutputFormat.chosen(args) == .json
                 let s = try StatusReport.build(store, today: today, privateMode: args.has("private"), now: opts.now)
-                PictureCommands.suggest(s, json: args.has("json"), out)
+                PictureCommands.suggest(s, json: json, out)
             case "status":
-                let format = try args.choice("format", ["text", "json", "waybar", "svg", "png"]) ?? (args.has("json") ? "json" : "text")
+                // text|json by the one rule (OutputFormat); waybar and pictures only when asked for.
+                let asked = try args.choice("format", ["text", "json", "waybar", "svg", "png"])
+                let picture = asked.flatMap { ["waybar", "svg", "png"].contains($0) ? $0 : nil }
+                let format = try picture ?? OutputFormat.chosen(args).rawValue
                 if format != "svg" && format != "png" && !pictureOptions.isEmpty {
                     throw IBError.usage("--\(pictureOptions[0]) goes with status --format svg or png")
                 }
@@ -277,9 +295,10 @@ public enum CaptureTool {
                 printError("ib-capture: wrote \(try PictureCommands.exportCards(store, positionals, args)) cards")
             case "export":
                 if !pictureOptions.isEmpty { throw IBError.usage("--\(pictureOptions[0]) goes with export --format cards") }
-                guard let format = args.value("format") else { throw IBError.usage(Messages.text("export_format")) }
-                guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
-                try Exporter.export(store, format: format == "md" ? "markdown" : format, to: out,
+                let format = try exportFormat(args)
+                // BOOK...: only those books' quotes and notes (the same resolver as every tool).
+                let bookIDs = positionals.isEmpty ? nil : Set(try positionals.map { try store.library.resolveBook($0).id })
+                try Exporter.export(store, format: format, books: bookIDs, to: out,
                                     forTerminal: Terminal.stdoutIsTerminal)
             default:
                 guard positionals.count == 1 else { throw IBError.usage(Messages.text("import_usage")) }
@@ -288,7 +307,8 @@ public enum CaptureTool {
             }
             return
         }
-        if args.value("format") != nil || args.has("private") { throw IBError.usage(Messages.text("format_usage")) }
+        if args.has("private") || !["text", "json", nil].contains(args.value("format")) { throw IBError.usage(Messages.text("format_usage")) }
+        opts.text = try OutputFormat.chosen(args) == .text
         if args.value("image") == nil && args.value("text") != nil { throw IBError.usage(Messages.text("image_usage")) }
         if args.value("audio") == nil && args.value("model") != nil { throw IBError.usage(Messages.text("audio_usage")) }
         if let audio = args.value("audio") {
@@ -347,6 +367,18 @@ public enum CaptureTool {
             }
         }
         if failed > 0 { throw IBError(Messages.text("lines_failed", failed, total), code: worst) }
+    }
+
+    /// export's format: --format, else --json, else markdown on a terminal (said
+    /// on stderr) and JSON Lines in a pipe, as every tool chooses (OutputFormat).
+    static func exportFormat(_ args: Arguments) throws -> String {
+        if let format = args.value("format") {
+            guard ["markdown", "md", "json", "csv"].contains(format) else { throw IBError.usage(Messages.text("export_format")) }
+            return format == "md" ? "markdown" : format
+        }
+        if args.has("json") || OutputFormat.defaultFormat() == .json { return "json" }
+        printError("ib-capture: " + Messages.text("export_default"))
+        return "markdown"
     }
 
     /// A capture leaves the library open when the process exits. Closing the last
@@ -501,7 +533,7 @@ public enum CaptureTool {
                 for (key, value) in extra { o[key] = value }
                 record = .object(o)
             }
-            out.writeJSON(record)
+            RecordText.write(record, engine.options, out)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }
@@ -520,7 +552,7 @@ public enum CaptureTool {
             } else {
                 record = try engine.capture(line)
             }
-            out.writeJSON(record)
+            RecordText.write(record, engine.options, out)
             return record
         } catch let f as CaptureFailure {
             if engine.options.json, let j = f.json { out.writeJSON(j); out.flush() }

@@ -61,6 +61,7 @@ public struct TitleMatcher: Sendable {
         var variants: [[Token]]    // main title, alternative titles, per-script parts
         var content: [Token]       // non-stopword title tokens (for coverage)
         var authorTokens: [Token]
+        var compacts: [(text: [Unicode.Scalar], whole: Bool)]  // titles and their first words without spaces ("mobydick")
     }
 
     private let prepared: [Prepared]
@@ -83,7 +84,10 @@ public struct TitleMatcher: Sendable {
             var content = full.filter { !$0.isStopword }
             if content.isEmpty { content = full }
             let authors = entry.authors.flatMap { TitleMatcher.tokens($0, dropArticle: false) }.filter { !$0.isStopword }
-            return Prepared(entry: entry, full: full, variants: variants, content: content, authorTokens: authors)
+            let compacts = ([full] + variants).flatMap { title in
+                (min(2, title.count)...max(title.count, 1)).map { (TitleMatcher.compact(Array(title.prefix($0))), $0 == title.count) }
+            }.filter { $0.0.count >= 6 }
+            return Prepared(entry: entry, full: full, variants: variants, content: content, authorTokens: authors, compacts: compacts)
         }
         var byFullTitle: [String: [Int]] = [:]
         for (i, p) in prepared.enumerated() where !p.full.isEmpty { byFullTitle[Self.key(p.full), default: []].append(i) }
@@ -107,6 +111,17 @@ public struct TitleMatcher: Sendable {
         }
         out.sort { $0.score != $1.score ? $0.score > $1.score : $0.entry.title.count < $1.entry.title.count }
         return out
+    }
+
+    /// The books whose authors' names hold every word of `query` ("melville",
+    /// "herman melville"), a small typo allowed; for BOOK on a command line
+    /// when no title fits (the titles' own matching never picks by author alone).
+    public func byAuthor(_ query: String) -> [Entry] {
+        let words = TitleMatcher.tokens(query, dropArticle: false).filter { !$0.isStopword && !$0.isCJK }
+        guard !words.isEmpty else { return [] }
+        return prepared.filter { p in
+            words.allSatisfy { w in p.authorTokens.contains { TitleMatcher.similar(w, $0) >= 0.85 } }
+        }.map(\.entry)
     }
 
     /// Resolves `query` to one book, several (ambiguous) or none. `author`, when
@@ -145,6 +160,11 @@ public struct TitleMatcher: Sendable {
     private func score(_ q: [Token], _ qContent: [Token], _ p: Prepared) -> (Double, Double, Bool)? {
         if q == p.full { return (2.0, 1, true) }
         for v in p.variants where q == v { return (1.5, 1, true) }
+        return wordScore(q, qContent, p) ?? compactScore(q, p)
+    }
+
+    /// Word by word: every content word of the query must find a title (or author) word.
+    private func wordScore(_ q: [Token], _ qContent: [Token], _ p: Prepared) -> (Double, Double, Bool)? {
         var prefixOnly = false
         // Fuzzy: every content token of the query must find a title (or author) token.
         var used = [Bool](repeating: false, count: p.content.count)
@@ -197,6 +217,31 @@ public struct TitleMatcher: Sendable {
         let complete = !prefixOnly && unmatched == 0 && (tCov >= 0.999 || vCov >= 0.999)
         return (0.55 * qCov + 0.45 * max(tCov, vCov * 0.9), qCov, complete)
     }
+
+    /// "mobydick" and "moby dik" for "Moby Dick": the query's letters run
+    /// together against the title's, a typo or two allowed in 8+ letters
+    /// (one in 6 or 7). Only for Latin titles, and only when the words differ.
+    private func compactScore(_ q: [Token], _ p: Prepared) -> (Double, Double, Bool)? {
+        guard !q.contains(where: \.isCJK) else { return nil }
+        let query = TitleMatcher.compact(q)
+        var best: (Double, Double, Bool)? = nil
+        for (title, whole) in p.compacts {
+            var score = 0.0
+            if query == title {
+                score = whole ? 0.95 : 0.85
+            } else {
+                let allowed = min(query.count, title.count) >= 8 ? 2 : 1
+                if query.count >= 6, abs(query.count - title.count) <= allowed, query.first == title.first,
+                   TitleMatcher.editDistance(query, title, limit: allowed) <= allowed {
+                    score = whole ? 0.9 : 0.8
+                }
+            }
+            if score > (best?.0 ?? 0) { best = (score, 1, whole) }
+        }
+        return best
+    }
+
+    static func compact(_ tokens: [Token]) -> [Unicode.Scalar] { tokens.flatMap(\.text) }
 
     // MARK: tokens
 

@@ -61,7 +61,9 @@ public final class EmbedStream {
     }
 
     func add(_ record: Record, line: UnsafeBufferPointer<UInt8>) throws {
+        if case .book(let book) = record { progress?.startBook(title: book.title, pages: book.pageCount) }
         if case .chunk(let chunk) = record {
+            progress?.reached(page: chunk.endPage)
             pending.append(.chunk(chunk))
             pendingChunks += 1
             if pendingChunks >= options.bufferSize { try flush() }
@@ -159,13 +161,52 @@ public enum TextEmbedding {
     }
 }
 
-/// The progress line: chunks, chunks/s and, when the input size is known, an ETA.
+/// The progress line: chunks, chunks/s and an ETA: from the bytes read of a
+/// file, else (a pipe: ib-parse | ib-chunk | ib-embed) from the pages the
+/// chunks have reached of the book's page count. Under `make -j` (MAKEFLAGS
+/// names a job count or the jobserver) several ib-embeds share one terminal:
+/// each prints whole lines, named by its book, every few seconds, instead of
+/// rewriting one line that the others would overwrite.
 final class Progress {
     private let started = Timestamp.monotonic()
     private var lastPrint = 0.0
     private var totalBytes = 0
     private var doneBytes = 0
     private var fileBytes = 0
+    private var bookTitle: String? = nil
+    private var bookStarted = 0.0
+    private var bookPages = 0
+    private var pageReached = 0
+    let wholeLines: Bool
+
+    init(environment makeflags: String? = Config.environment("MAKEFLAGS")) {
+        wholeLines = Progress.sharesTerminal(makeflags: makeflags)
+    }
+
+    /// GNU make passes -jN (and --jobserver-auth) in MAKEFLAGS to the recipes it runs in parallel.
+    static func sharesTerminal(makeflags: String?) -> Bool {
+        guard let flags = makeflags else { return false }
+        return flags.contains("jobserver") || flags.split(separator: " ").contains { $0.hasPrefix("-j") && $0 != "-j1" }
+    }
+
+    func startBook(title: String, pages: Int) {
+        bookTitle = title; bookPages = pages; pageReached = 0
+        bookStarted = Timestamp.monotonic()
+    }
+
+    func reached(page: Int) { pageReached = max(pageReached, page) }
+
+    /// Seconds left: by bytes when the input's size is known, else by the book's pages.
+    func eta(now: Double) -> Double? {
+        let elapsed = max(now - started, 1e-6)
+        if totalBytes > 0, doneBytes > 0, doneBytes < totalBytes {
+            return elapsed * Double(totalBytes - doneBytes) / Double(doneBytes)
+        }
+        if bookPages > 0, pageReached > 0, pageReached < bookPages {
+            return max(now - bookStarted, 1e-6) * Double(bookPages - pageReached) / Double(pageReached)
+        }
+        return nil
+    }
 
     func startFile(path: String) {
         var info = stat()
@@ -178,21 +219,23 @@ final class Progress {
 
     func update(chunks: Int) {
         let now = Timestamp.monotonic()
-        guard now - lastPrint >= 0.5 else { return }
+        guard now - lastPrint >= (wholeLines ? 5 : 0.5) else { return }
         lastPrint = now
-        let elapsed = max(now - started, 1e-6)
-        let rate = Double(chunks) / elapsed
-        var line = "\r\u{1B}[Kib-embed: \(counted(chunks, "chunk")), \(format(rate)) chunks/s"
-        if totalBytes > 0, doneBytes > 0, doneBytes < totalBytes {
-            let eta = elapsed * Double(totalBytes - doneBytes) / Double(doneBytes)
-            line += ", ETA \(duration(eta))"
-        }
+        let rate = Double(chunks) / max(now - started, 1e-6)
+        var line = prefix + "\(counted(chunks, "chunk")), \(format(rate)) chunks/s"
+        if let eta = eta(now: now) { line += ", ETA \(duration(eta))" }
+        if wholeLines { line += "\n" }
         _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// "\r\e[Kib-embed: " rewrites the line; under make -j, "ib-embed: 'TITLE': " starts a new one.
+    private var prefix: String {
+        wholeLines ? "ib-embed: " + (bookTitle.map { "'\($0)': " } ?? "") : "\r\u{1B}[Kib-embed: "
     }
 
     func finish(chunks: Int) {
         let elapsed = max(Timestamp.monotonic() - started, 1e-6)
-        printError("\r\u{1B}[Kib-embed: \(counted(chunks, "chunk")) in \(duration(elapsed)), \(format(Double(chunks) / elapsed)) chunks/s")
+        printError(prefix + "\(counted(chunks, "chunk")) in \(duration(elapsed)), \(format(Double(chunks) / elapsed)) chunks/s")
     }
 
     private func format(_ x: Double) -> String { String(Int(x * 10) / 10) + "." + String(Int(x * 10) % 10) }

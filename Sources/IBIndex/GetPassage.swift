@@ -8,6 +8,7 @@ extension IndexCommand {
     static func get(_ c: Invocation) throws {
         guard c.positionals.count == 1 else { throw IBError.usage("get takes one CHUNK_ID (BOOK_ID:INDEX) or BOOK:PAGE") }
         let context = try c.args.value("context").map { try Arguments.parseInt($0, name: "--context", min: 0, max: 20) } ?? 0
+        let asJSON = try c.format == .json
         let library = try Library.open(path: c.db, create: false)
         let (book, index) = try target(c.positionals[0], library)
         switch try described(library, { try library.passageWindow(book: book, index: index, context: context, allPages: c.args.has("all-pages")) }) {
@@ -19,7 +20,7 @@ extension IndexCommand {
         case .passages(let chunks, let moreHidden):
             for chunk in chunks {
                 let asked = chunk.index == index
-                if c.args.has("json") {
+                if asJSON {
                     c.out.writeJSON(try record(chunk, book: book, asked: asked, library))
                 } else {
                     c.out.write(try heading(chunk, book: book, asked: asked && context > 0, library) + "\n" + chunk.text + "\n\n")

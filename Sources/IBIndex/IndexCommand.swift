@@ -7,13 +7,13 @@ public enum IndexCommand {
     static let usage = """
     Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when no FILE)
            ib-index [--db PATH] --restructure [FILE...]   rebuild stored books' structure from page records
-           ib-index [--db PATH] list
-           ib-index [--db PATH] show [--json] BOOK
-           ib-index [--db PATH] get [--context N] [--all-pages] [--json] BOOK:PAGE or CHUNK_ID
+           ib-index [--db PATH] list [--json | --format text|json]
+           ib-index [--db PATH] show [--json | --format text|json] BOOK
+           ib-index [--db PATH] get [--context N] [--all-pages] [--json | --format text|json] BOOK:PAGE or CHUNK_ID
            ib-index [--db PATH] delete [--purge] [--yes] BOOK...
            ib-index [--db PATH] set-page BOOK N           (0 clears the reading position; at most 1000000000)
            ib-index [--db PATH] export [--missing-embeddings] [--floats] [BOOK...]
-           ib-index [--db PATH] stats
+           ib-index [--db PATH] stats [--json | --format text|json]
            ib-index [--db PATH] vacuum
            ib-index [--db PATH] quantize off|i8|bits
 
@@ -22,7 +22,7 @@ public enum IndexCommand {
     BOOK is an id, an id prefix (4+ characters), or a title (fuzzy).
     get prints a passage (CHUNK_ID as ib-search gives it, BOOK_ID:INDEX; or the one
     where BOOK:PAGE starts, PAGE a number or printed label) with N neighbouring
-    passages on each side, as text (--json: one JSON line per passage). Like every
+    passages on each side. Like every
     read it stops at the reading position: a passage past it is refused (exit 1)
     and later neighbours are left out, unless --all-pages.
     --replace stores a book's text again under the same book: its quotes, notes,
@@ -30,6 +30,9 @@ public enum IndexCommand {
     reader's words (detached, with the book's title; still exported and searched)
     unless --purge; on a terminal it asks first; a partial title is refused
     without --yes (exit 3).
+    list, show, get and stats print text on a terminal and JSON Lines when stdout
+    is not a terminal (list: one line per book; show: one object with its sections;
+    get: one line per passage; stats: one object); --json or --format says which.
     quantize sets the vector index: i8 (int8 codes beside the floats, the default of
     a new library; exact search reads them first), bits (sign bits: binary search,
     re-scored in float) or off (floats only).
@@ -41,9 +44,10 @@ public enum IndexCommand {
       --replace              store books again even when their id is already stored
       --restructure          read page records (ib-parse BOOK | ib-index --restructure) and rebuild the
                              stored book's sections and chunks' sections; no vector is touched
-      --json                 show: the book and its sections as one JSON object;
-                             get: one JSON line per passage (chunk_id, book_id, title, pages,
+      --json                 JSON Lines (the default when stdout is not a terminal);
+                             get: one line per passage (chunk_id, book_id, title, pages,
                              labels, asked, text)
+      --format text|json     text (the default on a terminal) or JSON Lines
       --context N            get: N passages before and after (default 0; 0 to 20)
       --all-pages            get: also past the reading position (spoilers)
       --missing-embeddings   export: only the chunks without a vector (for ib-embed)
@@ -55,6 +59,9 @@ public enum IndexCommand {
       -h, --help             this help
           --version          the version, the commit and the model folder
 
+    On a terminal: tables (list, stats), the book and its contents (show), passages (get)
+    In a pipe: JSON Lines (list: a line per book; show, stats: one object; get: a line per passage)
+    Output options: --json, --format text|json
     Environment: IB_DB (the library), XDG_DATA_HOME, IB_INDEX_TIMING (time the store).
     Exit status: 0 ok, 1 error, 2 usage (a slip for a subcommand, as in "ib-index lst",
     says "did you mean list?"), 3 BOOK matches several books (or, for
@@ -63,7 +70,7 @@ public enum IndexCommand {
     """
 
     static var options: [Arguments.Option] { [
-        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"),
+        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"), .init("format", takesValue: true),
         .init("context", takesValue: true), .init("all-pages"), .init("missing-embeddings"), .init("floats"),
         .init("purge"), .init("yes", short: "y"),
         .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
@@ -77,6 +84,8 @@ public enum IndexCommand {
         var positionals: [String]
         var db: String?
         var quiet: Bool { args.has("quiet") }
+        /// list, show, get, stats: text on a terminal, JSON Lines in a pipe (OutputFormat).
+        var format: OutputFormat { get throws { try OutputFormat.chosen(args) } }
         let out = OutputStream.standardOutput
     }
 
@@ -153,7 +162,7 @@ public enum IndexCommand {
         guard c.positionals.isEmpty else { throw IBError.usage("list takes no arguments") }
         let library = try Library.open(path: c.db, create: false)
         let books = try library.books()
-        guard Terminal.stdoutIsTerminal else {
+        guard try c.format == .text else {
             for book in books { c.out.writeJSON(book.json) }
             return
         }
@@ -171,17 +180,16 @@ public enum IndexCommand {
     static func show(_ c: Invocation) throws {
         guard c.positionals.count == 1 else { throw IBError.usage("show takes one BOOK") }
         let library = try Library.open(path: c.db, create: false)
+        let format = try c.format
         let book = try library.resolveBook(c.positionals[0])
         let sections = try library.sections(bookID: book.id)
-        if c.args.has("json") {
+        if format == .json {
             guard case .object(var object) = book.json else { return }
             object["sections"] = .array(sections.map(\.json))
             c.out.writeJSON(.object(object))
-        } else if Terminal.stdoutIsTerminal {
+        } else {
             c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
             if !sections.isEmpty { c.out.write("\ncontents (\(counted(sections.count, "section"))):\n" + contentsLines(sections)) }
-        } else {
-            c.out.writeJSON(book.json)
         }
     }
 
@@ -264,7 +272,7 @@ public enum IndexCommand {
         let library = try Library.open(path: c.db, create: false)
         let stats: JSON
         do { stats = try library.stats() } catch { throw library.describe(error) }
-        if Terminal.stdoutIsTerminal, let o = stats.objectValue {
+        if try c.format == .text, let o = stats.objectValue {
             c.out.write(statsLines(o))
         } else {
             c.out.writeJSON(stats)

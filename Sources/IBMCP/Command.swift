@@ -34,6 +34,9 @@ public enum MCPCommand {
         Stdout carries only protocol messages; diagnostics go to stderr. A bad
         message (one over 64 MiB included), an unknown tool or method, bad arguments
         or a missing library is an error response; the server carries on.
+        On a terminal: JSON-RPC messages (MCP over stdio)
+        In a pipe: JSON-RPC messages
+        Output options: none (a protocol)
         Exit codes: 0 stdin closed, 1 stdin unreadable, 2 usage.
 
         """

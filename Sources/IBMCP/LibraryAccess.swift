@@ -116,10 +116,13 @@ final class LibraryAccess {
         if q.count >= 4, q.allSatisfy(\.isHexDigit) { ids = books.filter { $0.id.lowercased().hasPrefix(q) }.map(\.id) }
         if ids.count < 2 {
             let matcher = TitleMatcher(books.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
-            ids = matcher.match(q).candidates.map(\.id)
+            let result = matcher.match(q)
+            ids = result.candidates.map(\.id)
+            if case .none = result { ids = matcher.byAuthor(q).map(\.id) }
         }
         return ids.compactMap { id in books.first { $0.id == id } }.map { b in
-            ["id": .string(b.id), "title": .string(b.title), "authors": JSON(b.authors)]
+            ["id": .string(b.id), "title": .string(b.title), "authors": JSON(b.authors),
+             "format": .string(b.format), "source": .string(b.source), "pages": JSON(b.pageCount)]
         }
     }
 

@@ -77,6 +77,9 @@ Environment: IB_PARSE_JOBS  worker processes for PDF pages, 1 to 16 (default: on
                             stdin or a URL is written there for ffmpeg, then removed
              IB_WHISPER_DIR the Whisper model folder (see --model)
 
+On a terminal: JSON Lines (book and page records)
+In a pipe: JSON Lines
+Output options: none (a record stream; --format names the input's format)
 Exit status: 0 every input parsed; 1 an input failed (unreadable, empty, corrupt,
 unsafe, drm_protected, password_protected, bad encoding; audio: ffmpeg missing,
 not decodable, truncated, no audio stream, over 8 channels, no speech, the Whisper

@@ -178,30 +178,47 @@ public final class Library {
         if lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) {
             let byPrefix = books.filter { $0.id.lowercased().hasPrefix(lowered) }
             if byPrefix.count == 1 { return (byPrefix[0], .id) }
-            if byPrefix.count > 1 { throw Self.ambiguous(query, byPrefix.map { ($0.id, $0.title) }) }
+            if byPrefix.count > 1 { throw Self.ambiguous(query, byPrefix) }
         }
         let sameTitle = books.filter { $0.title.trimmingSpaces.lowercased() == lowered }
         if sameTitle.count == 1 { return (sameTitle[0], .exactTitle) }
-        if sameTitle.count > 1 { throw Self.ambiguous(query, sameTitle.map { ($0.id, $0.title) }) }
+        if sameTitle.count > 1 { throw Self.ambiguous(query, sameTitle) }
         let matcher = TitleMatcher(books.map { TitleMatcher.Entry(id: $0.id, title: $0.title, authors: $0.authors) })
         switch matcher.match(query) {
         case .unique(let match):
             return (books.first { $0.id == match.id }!, .partialTitle)
         case .ambiguous(let matches):
-            throw Self.ambiguous(query, matches.map { ($0.id, $0.title) })
+            throw Self.ambiguous(query, matches.compactMap { m in books.first { $0.id == m.id } })
         case .none(let suggestions):
+            // No title fits: an author's name ("melville") names their one book.
+            let byAuthor = matcher.byAuthor(query).compactMap { e in books.first { $0.id == e.id } }
+            if byAuthor.count == 1 { return (byAuthor[0], .partialTitle) }
+            if byAuthor.count > 1 { throw Self.ambiguous(query, byAuthor) }
             var message = "no book in the library matches '\(query)'"
-            if !suggestions.isEmpty {
-                message += "; did you mean: " + suggestions.prefix(3).map { "\($0.id.prefix(8)) \($0.title)" }.joined(separator: ", ")
-            }
+            let near = suggestions.prefix(3).compactMap { m in books.first { $0.id == m.id } }
+            if !near.isEmpty { message += "; did you mean:" + Self.candidateLines(near) }
             throw IBError(message)
         }
     }
 
-    static func ambiguous(_ query: String, _ candidates: [(String, String)]) -> IBError {
-        var message = "'\(query)' matches \(candidates.count) books; use an id (or a longer prefix):"
-        for (id, title) in candidates { message += "\n  \(id)  \(title)" }
-        return IBError(message, code: .ambiguous)
+    /// Several books for one BOOK (exit 3), each told apart by candidateLines.
+    public static func ambiguous(_ query: String, _ candidates: [BookInfo]) -> IBError {
+        IBError("'\(query)' matches \(candidates.count) books; use an id (or a longer prefix):" + candidateLines(candidates), code: .ambiguous)
+    }
+
+    /// One line per book: id, title, authors, and what tells two editions of
+    /// one title apart (format, file name, pages).
+    public static func candidateLines(_ books: [BookInfo]) -> String {
+        books.map { b in
+            let authors = b.authors.isEmpty ? "" : " by " + b.authors.joined(separator: ", ")
+            return "\n  \(b.id)  \(b.title)\(authors) \(edition(b))"
+        }.joined()
+    }
+
+    /// "(epub, moby-dick.epub, 9 pages)": what tells two editions of one title apart.
+    public static func edition(_ b: BookInfo) -> String {
+        let file = b.source.split(separator: "/").last.map(String.init) ?? b.source
+        return "(\(b.format), \(file.isEmpty ? "-" : file), \(counted(b.pageCount, "page")))"
     }
 
     // MARK: reading position

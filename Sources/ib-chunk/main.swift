@@ -29,6 +29,9 @@ Options:
   -h, --help         show this help
       --version      show the version, the commit and the model folder
 
+On a terminal: JSON Lines (book, page and chunk records)
+In a pipe: JSON Lines
+Output options: none (a record stream)
 Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
 2 usage error. See ib-chunk(1) and ib(7).
 """

@@ -33,7 +33,10 @@ Options:
   --verify-model      check the sha256 of model.safetensors now (it is
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
-                      stderr is not a terminal; --no-progress never prints it
+                      stderr is not a terminal; --no-progress never prints it.
+                      The ETA comes from a file's size or, in a pipe, from the
+                      pages the chunks reached of the book's page count; under
+                      make -j each ib-embed prints whole lines named by its book
   --no-windows        leave out the "windows" field (smaller records and
                       library; search then ranks by whole-chunk vectors only)
 \(ProviderOptions.help)
@@ -49,6 +52,9 @@ Environment: IB_MODEL_DIR, XDG_DATA_HOME, XDG_CACHE_HOME (sha256 stamps and
 the embedding cache), IB_EMBED_PROVIDER, IB_EMBED_MODEL, OPENAI_API_KEY,
 OPENAI_BASE_URL, OLLAMA_HOST (read as ib-ask reads them; an empty or bad
 value is a usage error naming the variable).
+On a terminal: JSON Lines (the records, chunks with embeddings)
+In a pipe: JSON Lines
+Output options: none (a record stream)
 Exit status: 0 ok, 1 input or runtime error (FILE:LINE: message on stderr),
 2 usage error (also a bad OPENAI_BASE_URL, OLLAMA_HOST or --base-url),
 4 provider failure. See ib-embed(1) and ib(7).

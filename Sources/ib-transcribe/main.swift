@@ -35,6 +35,9 @@ Options:
 Environment: IB_WHISPER_DIR, XDG_DATA_HOME, IB_THREADS (threads, default all
 cores), IB_KERNELS=avx2 (force the AVX2 kernels), IB_WHISPER_TRACE (CPU
 seconds per window, then for the run and its calling thread, on stderr).
+On a terminal: JSON Lines (one per segment)
+In a pipe: JSON Lines
+Output options: none (a record stream)
 Exit status: 0 ok, 1 input or runtime error (one line naming the file),
 2 usage error. See ib-transcribe(1).
 """

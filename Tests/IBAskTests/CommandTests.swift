@@ -32,7 +32,9 @@ final class CommandTests: XCTestCase {
         let i = open(inPath, O_RDONLY)
         dup2(i, 0); dup2(o, 1); dup2(e, 2)
         var failure: IBError?
-        do { try AskCommand.run(["--db", lib.path] + (assist ? [] : ["--no-expand", "--no-rerank"]) + args) } catch let error as IBError { failure = error } catch { failure = IBError("\(error)") }
+        // stdout is a file here: ask for the text a terminal gets unless the test chooses (OutputFormat).
+        let format = args.contains("--json") || args.contains("--format") ? [] : ["--format", "text"]
+        do { try AskCommand.run(["--db", lib.path] + (assist ? [] : ["--no-expand", "--no-rerank"]) + format + args) } catch let error as IBError { failure = error } catch { failure = IBError("\(error)") }
         OutputStream.standardOutput.flush()
         dup2(saved.0, 0); dup2(saved.1, 1); dup2(saved.2, 2)
         close(o); close(e); close(i); close(saved.0); close(saved.1); close(saved.2)

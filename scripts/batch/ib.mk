@@ -24,7 +24,8 @@ CHUNK ?= ib-chunk
 EMBED ?= ib-embed
 INDEX ?= ib-index
 
-DOCS := $(shell find $(SRC) -type f \( $(foreach e,$(EXTENSIONS),-iname '*.$(e)' -o) -false \) | sort)
+# -L: a folder of links to books (or a linked folder) is ingested like the books themselves.
+DOCS := $(shell find -L $(SRC) -type f \( $(foreach e,$(EXTENSIONS),-iname '*.$(e)' -o) -false \) | sort)
 SHARDS := $(patsubst $(SRC)/%,$(OUT)/%.jsonl,$(DOCS))
 STAMPS := $(SHARDS:.jsonl=.indexed)
 

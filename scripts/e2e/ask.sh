@@ -27,7 +27,7 @@ head -c 120000 "$root/shared/fixtures/books/sherlock.txt" > "$tmp/sherlock.txt"
 ib-parse "$tmp/sherlock.txt" | ib-chunk | ib-embed | ib-index -q || { echo "ask.sh: building the library failed" >&2; exit 1; }
 
 # 1. Offline: extractive, cited, stored.
-out=$(ib-ask "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
+out=$(ib-ask --format text "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] || fail "extractive exit $rc: $(cat "$tmp/err")"
 head -1 <<<"$out" | grep >/dev/null '^Extractive answer' || fail "extractive answer does not say so: $out"
 grep -q 'Irene Adler' <<<"$out" && grep -Eq '\(pp?\. [0-9]+(-[0-9]+)?\)' <<<"$out" || fail "no cited sentence: $out"
@@ -57,7 +57,7 @@ ib-index set-page sherlock 0 >/dev/null
 # 2b. Offline answers: no answer from front matter, none to a question about
 # another book (the passages are shown instead, "answered": false), and a
 # --page past the end is a usage error naming the page count.
-out=$(ib-ask "Who produced this ebook?" 2>"$tmp/err") || fail "front matter question: $(cat "$tmp/err")"
+out=$(ib-ask --format text "Who produced this ebook?" 2>"$tmp/err") || fail "front matter question: $(cat "$tmp/err")"
 grep -qi 'ebook\|public domain\|Standard Ebooks' <<<"$(sed -n '2,$p' <<<"$out" | grep '^“')" && fail "quoted the imprint: $out"
 ib-ask --json "Why does Captain Ahab hunt the white whale that took his leg?" >"$tmp/json" 2>"$tmp/err" || fail "weak question: $(cat "$tmp/err")"
 python3 - "$tmp/json" <<'PY' || fail "a question about another book was answered: $(cat "$tmp/json")"
@@ -91,7 +91,7 @@ fi
 
 # 3. Piped questions share one conversation; --list shows it.
 before=$(q "SELECT count(*) FROM conversations")
-printf 'What is in the photograph?\nWhere does Irene Adler live?\n' | ib-ask >"$tmp/out" 2>"$tmp/err" || fail "piped: $(cat "$tmp/err")"
+printf 'What is in the photograph?\nWhere does Irene Adler live?\n' | ib-ask --format text >"$tmp/out" 2>"$tmp/err" || fail "piped: $(cat "$tmp/err")"
 [ "$(grep -c '^Extractive answer' "$tmp/out")" = 2 ] || fail "two piped answers: $(cat "$tmp/out")"
 [ "$(q "SELECT count(*) FROM conversations")" = $((before + 1)) ] || fail "piped questions should share one conversation"
 ib-ask --list | grep >/dev/null 'What is in the photograph?' || fail "--list"
@@ -160,7 +160,7 @@ base="http://127.0.0.1:$(cat "$tmp/port")"
 key="sk-ant-e2e-SECRET-9f8e7d"
 
 before=$(q "SELECT count(*) FROM chat_messages")
-out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --no-expand --no-rerank --verbose "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
+out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --format text --no-expand --no-rerank --verbose "Who is Irene Adler?" 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] || fail "anthropic exit $rc: $(cat "$tmp/err")"
 grep -Eq '^Irene Adler is the woman Holmes admires \(pp?\. [0-9-]+\)\.$' <<<"$out" || fail "anthropic answer: $out"
 grep -q 'search_book("Irene Adler woman"' "$tmp/err" || fail "verbose tool call: $(cat "$tmp/err")"
@@ -181,7 +181,7 @@ grep -c "$key" "$IB_DB" "$IB_DB-wal" 2>/dev/null | grep >/dev/null -v ':0$' && f
 [ "$(q "SELECT count(*) FROM chat_messages")" = $((before + 3)) ] || fail "anthropic turn not stored"
 ok "anthropic agent loop: $out"
 
-out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --no-expand --no-rerank -c "And who is Godfrey Norton?" 2>"$tmp/err") || fail "-c: $(cat "$tmp/err")"
+out=$(ANTHROPIC_API_KEY=$key ANTHROPIC_BASE_URL=$base/ok ib-ask --format text --no-expand --no-rerank -c "And who is Godfrey Norton?" 2>"$tmp/err") || fail "-c: $(cat "$tmp/err")"
 python3 - "$tmp/requests.log" <<'PY' || fail "-c replays the earlier turn"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]

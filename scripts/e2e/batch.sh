@@ -16,6 +16,16 @@ mk=(make -s -f "$root/scripts/batch/ib.mk" SRC="$tmp/tree" OUT="$tmp/out" DB="$t
 "${mk[@]}" -j4 > "$tmp/make1.log" 2>&1 || { fail "make -j4"; tail -5 "$tmp/make1.log"; }
 n=$(books "$tmp/make.db"); [ "$n" = 60 ] || fail "make: $n of 60 books"
 
+# A folder of links to books (the recipe follows them: find -L), and make install ships the recipe.
+mkdir "$tmp/links"; find "$tmp/tree/shelf1" -type f | sort | head -3 | xargs -I{} ln -s {} "$tmp/links/"; ln -s "$tmp/tree/shelf2" "$tmp/links/shelf"
+want=$(( 3 + $(find "$tmp/tree/shelf2" -type f | wc -l) ))
+n=$(make -s -n -f "$root/scripts/batch/ib.mk" SRC="$tmp/links" OUT="$tmp/lout" DB="$tmp/links.db" | grep -c '^ib-parse')
+[ "$n" = "$want" ] || fail "a folder of links: make would parse $n of $want documents"
+installed=$(make -s -C "$root" installed-files PREFIX=/usr)
+for f in share/ib/ib.mk lib/ib/parallel-ingest; do
+  grep -qx "/usr/$f" <<<"$installed" || fail "make install does not install $f"
+done
+
 # Nothing changed: nothing to do.
 "${mk[@]}" -j4 -q || fail "make -q says work remains after a full run"
 

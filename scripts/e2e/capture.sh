@@ -46,7 +46,7 @@ check "status streak" has "$out" '"streak_days":1'
 out=$(ib-capture status --format waybar --private)
 for k in text tooltip class percentage; do check "waybar $k" has "$out" "\"$k\":"; done
 check "private hides quote" bash -c "! grep -q 'mind-killer' <<<'$out'"
-out=$(LANG=zh_CN.UTF-8 ib-capture status); check "chinese status" has "$out" '今天读了'
+out=$(LANG=zh_CN.UTF-8 ib-capture status --format text); check "chinese status" has "$out" '今天读了'
 err=$(LANG=zh_CN.UTF-8 ib-capture --dry-run 'asdfgh' 2>&1); check "chinese error" has "$err" '无法理解'
 ib-capture export --format csv > "$dir/h.csv"
 check "csv header" test "$(head -1 "$dir/h.csv")" = "Highlight,Title,Author,Note,Location,Location Type,Date"

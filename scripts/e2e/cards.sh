@@ -117,7 +117,7 @@ s = json.load(open(sys.argv[1]))["suggestions"]
 assert s[0]["kind"] == "continue" and s[0]["title"] == "Meditations" and s[0]["days"] == 10, s[0]
 assert all(x["reason"] for x in s)
 PY
-IB_NOW=2026-11-11T20:55:00Z ib-capture suggest | head -1 | grep -q "^Continue Meditations" || fail "suggest text"
+IB_NOW=2026-11-11T20:55:00Z ib-capture suggest --format text | head -1 | grep -q "^Continue Meditations" || fail "suggest text"
 IB_NOW=2026-11-11T20:55:00Z ib-capture status --format waybar | grep -q '→ Continue Meditations' || fail "waybar tooltip lacks the suggestion"
 IB_NOW=later ib-capture suggest > /dev/null 2>&1; [ $? = 2 ] || fail "a bad IB_NOW is not exit 2"
 

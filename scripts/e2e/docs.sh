@@ -14,5 +14,7 @@ for tool in ib-parse ib-chunk ib-embed ib-index ib-search ib-ask ib-capture ib-m
   [ -z "${only_help// }" ] || { echo "FAIL: $tool --help names options its man page lacks: $only_help"; status=1; }
   [ -z "${only_man// }" ] || { echo "FAIL: $tool(1) names options --help lacks: $only_man"; status=1; }
 done
-[ $status -eq 0 ] && echo "docs e2e: --help and man pages agree for every tool"
+# README's table of what each tool prints (terminal, pipe, --json/--format) is the tools' own word.
+"$root/scripts/gen-output-table" --check || status=1
+[ $status -eq 0 ] && echo "docs e2e: --help and man pages agree for every tool; README's output table is current"
 exit $status

@@ -80,7 +80,7 @@ gen 3 1 10 32 > "$work/get.jsonl"    # 10 chunks on 5 pages: chunk i on page i/2
 ib-index --db "$db" "$work/get.jsonl" 2>/dev/null || fail "get: store"
 id=$(q "$db" "SELECT id FROM books")
 ib-index --db "$db" set-page "$id" 2 2>/dev/null
-out=$(ib-index --db "$db" get --context 1 "$id:2" 2>"$work/get.err") || fail "get text: $(cat "$work/get.err")"
+out=$(ib-index --db "$db" get --format text --context 1 "$id:2" 2>"$work/get.err") || fail "get text: $(cat "$work/get.err")"
 [ "$(grep -c '^── Book 3-0 · ' <<<"$out")" = 3 ] && grep -q "^── Book 3-0 · $id:2 · p. 2 (asked) ──$" <<<"$out" \
   && grep -q '^chunk 3 lorem' <<<"$out" || fail "get --context 1: three passages, the asked one marked: $out"
 ib-index --db "$db" get --json --context 2 "$id:3" >"$work/get.json" 2>"$work/get.err" || fail "get --json: $(cat "$work/get.err")"
@@ -93,7 +93,7 @@ PY
 grep -q 'past the reading position (page 2)' "$work/get.err" || fail "get: hidden neighbours not reported: $(cat "$work/get.err")"
 ib-index --db "$db" get "$id:6" >/dev/null 2>"$work/get.err"; rc=$?
 [ $rc = 1 ] && grep -q "ends on page 4, past the reading position (page 2).*--all-pages" "$work/get.err" || fail "get past the position: exit $rc: $(cat "$work/get.err")"
-ib-index --db "$db" get --all-pages "$id:6" | grep -q '^chunk 6 lorem' || fail "get --all-pages"
+ib-index --db "$db" get --format text --all-pages "$id:6" | grep -q '^chunk 6 lorem' || fail "get --all-pages"
 [ "$(ib-index --db "$db" get --json "Book 3-0:2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chunk_id"])')" = "$id:2" ] || fail "get BOOK:PAGE"
 ib-index --db "$db" get "Book 3-0:99" >/dev/null 2>"$work/get.err"; rc=$?
 [ $rc = 2 ] && grep -q "(5 pages)" "$work/get.err" || fail "get BOOK:99: exit $rc: $(cat "$work/get.err")"

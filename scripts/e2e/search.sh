@@ -10,6 +10,7 @@
 #  - a chunk spanning pages 5-6 is hidden at page 5 (--page and the reading
 #    position), shown at 6 and with --all-pages, in every mode;
 #  - nothing found: no output, exit 0; empty library: stderr, exit 0; no library: exit 1;
+#  - a hybrid query about nothing in the library (no word hit, nearest cosine < 0.35): nothing;
 #  - --kind books; --help and the man page list the same options.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -63,6 +64,11 @@ ib-index set-page "Spoiler Test" 0 >/dev/null
 # --- nothing found, books, bad BOOK, empty and missing libraries
 out=$(ib-search --json --mode text "xylophonequasar"); rc=$?
 [ $rc -eq 0 ] && [ -z "$out" ] || fail "a query that finds nothing: exit $rc, output '$out'"
+# A hybrid search about nothing in the library (no word in any passage, the nearest far in
+# meaning) shows nothing; --min-score shows what the fusion ranked anyway.
+off="bitcoin mining rig gpu"
+[ -z "$(ib-search --json "$off")" ] || fail "a query about nothing in the library: results shown"
+[ -n "$(ib-search --json --min-score -1000000 "$off")" ] || fail "--min-score -1000000: the fused results not shown"
 ib-search --json --kind books "spoil tes" | grep >/dev/null '"kind":"book".*"title":"Spoiler Test"' || fail "--kind books"
 ib-search --book "no such book at all" "x" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "unknown --book: exit $rc, expected 1"
