@@ -159,7 +159,7 @@ public final class Summarizer {
         } else {
             log?("summary: the library's vectors are not \(embedder.modelName)'s: chunks chosen evenly")
         }
-        var seen = Set<String>()
+        var carried = Set<String>()
         var retrieved = Set<Int>()
         var blocks: [String] = []
         var lastChunk: SummaryChunkText?
@@ -176,7 +176,11 @@ public final class Summarizer {
                 lastChunk = usable.last
                 let detailed = start + offset >= plans.count - 2
                 let count = Self.sentenceCount(chunks: usable.count, section: section, detailed: detailed, recap: recap)
+                // Overlapping chunks repeat sentences only with their neighbours: the keys of
+                // the section before are enough (a refrain may come back in a later one).
+                var seen = carried
                 batch.append((bounded, SummaryExtractive.candidates(usable, vectors: vectors, count: count, seen: &seen)))
+                carried = seen.subtracting(carried)
             }
             let texts = batch.flatMap { $0.1.sentences.map(\.text) }
             let encoded = texts.isEmpty ? [] : try embedder.embed(texts)

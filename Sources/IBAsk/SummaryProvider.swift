@@ -21,7 +21,9 @@ struct SummaryProvider {
     func summary(kind: String, prompt: String, input: String, title: String, section: Int, pages: ClosedRange<Int>, chunks: ClosedRange<Int>,
                  retrieved: Set<Int>, result: inout SummaryResult) throws -> (text: String, cached: Bool) {
         let system = Prompts.fill(Prompts.file("summarize-system.md"), Prompts.bookValues(book))
-        let promptDigest = SHA256.hex(system + "\u{1}" + prompt)
+        // The prompt as written, not as filled: the reading position in the system prompt
+        // changes nothing in a section that ends before it, so it must not miss the cache.
+        let promptDigest = SHA256.hex(Prompts.file("summarize-system.md") + "\u{1}" + prompt)
         let id = SHA256.hex([book.id, kind, provider.name, provider.model, promptDigest, SHA256.hex(input)].joined(separator: "\u{1}"))
         if let stored = try library.storedSummary(id: id) {
             summarizer.log?("summary: \(kind) '\(title)' from the library")
@@ -60,7 +62,7 @@ struct SummaryProvider {
             let passages = section.chunks.map { Passage(bookID: book.id, chunkIndex: $0.index, startPage: $0.startPage, endPage: $0.endPage, text: $0.text) }
             let title = summarizer.title(section)
             let template = Prompts.file("summarize-section.md")
-            let input = Prompts.fill(template, ["section": title, "length": plans.count == 1 ? "one to three paragraphs" : "three to six sentences",
+            let input = Prompts.fill(template, ["section": title, "length": "three to six sentences",
                                                 "passages": Prompts.formatPassages(passages, book: book)])
             let (text, cached) = try summary(kind: "section", prompt: template, input: input, title: title, section: plan.number,
                                              pages: section.startPage...section.endPage, chunks: a.index...b.index, retrieved: pages, result: &result)
