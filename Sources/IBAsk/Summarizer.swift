@@ -144,7 +144,9 @@ public final class Summarizer {
     static func sentenceCount(chunks: Int, section: Bool, detailed: Bool, recap: Bool) -> Int {
         if section { return min(8, max(2, (chunks + 3) / 4)) }
         if recap { return detailed ? min(5, max(2, (chunks + 4) / 5)) : 1 }
-        return min(3, max(1, (chunks + 7) / 8))
+        // A whole book is many sections: two sentences for a chapter of 25 chunks keeps it readable,
+        // and the encoder's work (the cost of the summary) to a few sentences a page.
+        return min(2, max(1, (chunks + 11) / 12))
     }
 
     func offline(_ plans: [PlannedSection], first: Int, last: Int, recap: Bool, section: Bool) throws -> SummaryResult {
@@ -160,6 +162,7 @@ public final class Summarizer {
             log?("summary: the library's vectors are not \(embedder.modelName)'s: chunks chosen evenly")
         }
         var carried = Set<String>()
+        var encodedCount = 0, encodingSeconds = 0.0
         var retrieved = Set<Int>()
         var blocks: [String] = []
         var lastChunk: SummaryChunkText?
@@ -183,7 +186,10 @@ public final class Summarizer {
                 carried = seen.subtracting(carried)
             }
             let texts = batch.flatMap { $0.1.sentences.map(\.text) }
+            let started = Timestamp.monotonic()
             let encoded = texts.isEmpty ? [] : try embedder.embed(texts)
+            encodedCount += texts.count
+            encodingSeconds += Timestamp.monotonic() - started
             var offset = 0
             for (bounded, candidates) in batch {
                 let vs = Array(encoded[offset..<(offset + candidates.sentences.count)])
@@ -205,6 +211,7 @@ public final class Summarizer {
                                                             partial: bounded.partial, cached: false))
             }
         }
+        log?("summary: \(encodedCount) sentences encoded in \(Double(Int(encodingSeconds * 10)) / 10) s (wall) for \(result.sections.count) sections")
         let what = recap ? "recap" : "summary"
         let bound = book.currentPage != nil || first > 1 || last < (plans.last?.endPage ?? last)
             ? (first > 1 ? ", pp. \(book.display(first))-\(book.display(last))" : " up to p. \(book.display(last))") : ""
