@@ -154,13 +154,9 @@ public final class Summarizer {
         var result = SummaryResult()
         result.model = embedder.modelName
         result.upToPage = last
-        // The library's chunk vectors, when they are this encoder's.
-        var vectors: [Int: [Float]] = [:]
-        if try library.embeddingModel()?.model == embedder.modelName {
-            for entry in try VectorBlocks.read(library.db, bookID: book.id) where entry.endPage <= last { vectors[entry.key] = entry.vector }
-        } else {
-            log?("summary: the library's vectors are not \(embedder.modelName)'s: chunks chosen evenly")
-        }
+        // The library's chunk vectors, when they are this encoder's, read a batch of sections at a time.
+        let sameModel = try library.embeddingModel()?.model == embedder.modelName
+        if !sameModel { log?("summary: the library's vectors are not \(embedder.modelName)'s: chunks chosen evenly") }
         var carried = Set<String>()
         var encodedCount = 0, encodingSeconds = 0.0
         var retrieved = Set<Int>()
@@ -170,7 +166,12 @@ public final class Summarizer {
         let batchSize = 24
         for start in stride(from: 0, to: plans.count, by: batchSize) {
             var batch: [(BoundedSection, SectionCandidates)] = []
-            for (offset, plan) in plans[start..<min(plans.count, start + batchSize)].enumerated() {
+            let slice = plans[start..<min(plans.count, start + batchSize)]
+            var vectors: [Int: [Float]] = [:]
+            if sameModel, let a = slice.first?.firstChunk, let b = slice.last?.lastChunk {
+                for entry in try VectorBlocks.read(library.db, bookID: book.id, keys: a...b) where entry.endPage <= last { vectors[entry.key] = entry.vector }
+            }
+            for (offset, plan) in slice.enumerated() {
                 let bounded = try bounded(plan, first: first, last: last)
                 let usable = bounded.chunks.filter {
                     !ExtractiveRules.isMatter(Passage(bookID: book.id, chunkIndex: $0.index, startPage: $0.startPage, endPage: $0.endPage, text: $0.text))

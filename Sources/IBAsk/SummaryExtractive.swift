@@ -35,8 +35,9 @@ struct SummaryChunkText {
 
 enum SummaryExtractive {
     /// Sentences encoded per picked chunk: the encoder is the whole cost of an
-    /// offline summary (3,000 pages at 3 chunks a section: 10 took 65 CPU seconds, 5 took 43).
-    static let candidatesPerChunk = 4
+    /// offline summary (3,168 pages at 3 chunks a section: 10 took 65 CPU seconds, 5 took 43;
+    /// at 2 chunks a section, 4 took 27).
+    static let candidatesPerChunk = 3
     /// Weight of redundancy against coverage in the choice of a sentence.
     static let redundancyWeight: Float = 0.6
 
