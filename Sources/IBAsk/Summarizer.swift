@@ -243,9 +243,10 @@ public final class Summarizer {
         return a == b ? "Page \(a)" : "Pages \(a)-\(b)"
     }
 
-    /// "Title, pp. 3-12" (no parentheses: a heading claims nothing), or "Pages 1-10".
+    /// "3. Title, pp. 3-12" (no parentheses: a heading claims nothing), or "3. Pages 21-30": the
+    /// number is the one --section takes.
     func heading(_ section: BoundedSection) -> String {
-        section.plan.path.isEmpty ? title(section) : "\(section.plan.title), \(book.citation(section.startPage, section.endPage))"
+        "\(section.plan.number). " + (section.plan.path.isEmpty ? title(section) : "\(section.plan.title), \(book.citation(section.startPage, section.endPage))")
     }
 
     func quote(_ s: ChosenSentence) -> String {

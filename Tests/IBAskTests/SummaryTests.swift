@@ -130,6 +130,8 @@ final class SummaryTests: XCTestCase {
         let result = try Summarizer(library: book.library, book: try book.context(), provider: nil, embedder: { embedder }).run(SummaryRequest())
         XCTAssertTrue(result.summary.hasPrefix("Extractive summary of \"Towers\" up to p. 25. No language model was used"), result.summary)
         XCTAssertEqual(result.sections.map(\.title), ["Pages 1-10", "Pages 11-20", "Pages 21-25"])
+        // Each heading carries the number --section takes, and the partial one says so.
+        XCTAssertTrue(result.summary.contains("\n1. Pages 1-10\n“") && result.summary.contains("\n3. Pages 21-25 (so far)\n“"), result.summary)
         XCTAssertFalse(result.citations.isEmpty)
         XCTAssertTrue(result.citations.allSatisfy { $0.supported && $0.pages.allSatisfy { $0 <= 25 } }, "\(result.citations)")
         for s in result.sections {
