@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
         .target(name: "IBIndex", dependencies: ["IBCore", "IBStore"]),
         // The Model Context Protocol server over the stage libraries (ib-mcp).
-        .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture"]),
+        .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture", "IBAsk"]),
 
         // MARK: tools
         .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"]),

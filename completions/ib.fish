@@ -147,6 +147,10 @@ complete -c ib-ask -l db -r -F -d 'the library (default $IB_DB, else ~/.local/sh
 complete -c ib-ask -l model-dir -x -a '(__fish_complete_directories)' -d 'the sentence encoder, for extractive answers (default $IB_MO'
 complete -c ib-ask -s h -l help -d 'this help'
 complete -c ib-ask -l version -d 'the version, the commit and the model folder'
+complete -c ib-ask -l summarize -d 'summarise the book up to the reading position, section by se'
+complete -c ib-ask -l section -x -d 'with --summarize: one section (its number in the summary, or'
+complete -c ib-ask -l pages -x -d 'with --summarize: pages A to B'
+complete -c ib-ask -l recap -d 'the short version for picking the book up again: earlier sec'
 complete -c ib-ask -l search -d 'runs ib-search ARGS with this tool\'s providers'
 complete -c ib-ask -l format -x -a 'text json'
 

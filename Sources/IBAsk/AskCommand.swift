@@ -61,6 +61,20 @@ public enum AskCommand {
     the best sentence scores below 0.57 they say "No offline answer" and show the
     nearest passages instead ("answered": false in --json).
 
+    Summaries (never past the reading position; --page and --all-pages move it):
+          --summarize         summarise the book up to the reading position, section by section
+          --section N|TITLE   with --summarize: one section (its number in the summary, or a title)
+          --pages A-B         with --summarize: pages A to B
+          --recap             the short version for picking the book up again: earlier sections
+                              in a line each, the last two in more detail, the people who matter,
+                              where you stopped
+    With a provider the sections are summarised, then combined, every claim cited (p. N) and
+    checked; results are kept in the library (per book, section, model and prompt), so the same
+    call again sends nothing and a later page re-sends only what is new. Offline (or when the
+    provider fails: one warning, exit 0) the summary quotes the sentences of each section that
+    best cover it, chosen with the sentence encoder; it says no language model was used.
+    --json: {summary, citations, sections, cached, language_model, provider, model, up_to_page, requests}.
+
     ib-ask --search ARGS... runs ib-search ARGS with this tool's providers, for
     ib-search --expand and --rerank (same options and output as ib-search).
 
@@ -84,6 +98,7 @@ public enum AskCommand {
         .init("conversation", takesValue: true), .init("list"), .init("strict"), .init("json"), .init("format", takesValue: true),
         .init("verbose", short: "v"), .init("db", takesValue: true), .init("model-dir", takesValue: true),
         .init("help", short: "h"), .init("version"),
+        .init("summarize"), .init("recap"), .init("section", takesValue: true), .init("pages", takesValue: true),
     ] }
 
     /// Runs ib-ask with `arguments` (without the program name).
@@ -91,6 +106,8 @@ public enum AskCommand {
         let args = try Arguments(arguments, options: options)
         if args.has("help") { OutputStream.standardOutput.write(help + "\n"); return }
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-ask", modelDirectoryFlag: try args.path("model-dir"))); return }
+        if args.has("summarize") || args.has("recap") { try SummaryCommand.run(args); return }
+        if args.value("section") != nil || args.value("pages") != nil { throw IBError.usage("--section and --pages need --summarize") }
         let verbose = args.has("verbose")
         let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
         let json = try OutputFormat.chosen(args) == .json, strict = args.has("strict")

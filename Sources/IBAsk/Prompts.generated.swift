@@ -48,6 +48,50 @@ Search the book for passages relevant to a query (hybrid keyword and semantic
 search). Only pages the reader has already reached are searched. Returns
 passages labelled with their pages; cite those labels.
 """#,
+        "summarize-combine.md": #"""
+Below are summaries of the book's sections, in order, each with its pages.
+Combine them into one summary of the book so far, in {{length}}, keeping the
+order of events and the page citations of the claims you keep (cite only
+pages that appear below).
+
+{{summaries}}
+"""#,
+        "summarize-recap.md": #"""
+The reader is coming back to the book after a break. Below are summaries of
+its sections up to where they stopped, in order, and the last passage they
+read. Write a recap to help them pick it up again:
+- the earlier sections in a few lines;
+- the last two sections in more detail;
+- the people who matter so far, one line each;
+- where the reader stopped (page {{page}}).
+Keep the page citations of the claims you keep (cite only pages below).
+
+{{summaries}}
+
+The last passage read:
+{{passage}}
+"""#,
+        "summarize-section.md": #"""
+Summarise this section of the book, "{{section}}", in {{length}}: what
+happens, who takes part, what changes. Cite a page after every claim.
+
+{{passages}}
+"""#,
+        "summarize-system.md": #"""
+You summarise the book "{{title}}"{{authors}} for its reader.
+{{position}}
+
+Base every sentence only on the text you are given. After every claim, cite
+the page it comes from as (p. N) or, for a span, (pp. N-M), using the page
+labels exactly as the text shows them. Cite only pages you were given.
+
+No spoilers: {{spoiler_rule}}
+
+Write in the language of the book. Plain prose, no headings.
+"""#,
+        "summary-offline-intro.md": #"""
+Extractive {{what}} of "{{title}}"{{bound}}. No language model was used: these are the book's own sentences, chosen with the sentence encoder ({{model}}) to cover each section, in book order.
+"""#,
         "system-retrieve.md": #"""
 You are a careful reading companion for the book "{{title}}"{{authors}}.
 {{position}}

@@ -17,10 +17,10 @@ public enum MCPCommand {
         and 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 by the initialize handshake.
 
         Tools: search_library, get_passage, list_books, book_status, continue_reading,
-        capture, add_quote, add_note, log_progress, set_plan. Resources: ib://status
-        (ib-capture status --json) and ib://book/ID (a book and its contents).
-        Search and passages stop at each book's reading position unless a call
-        sets all_pages. Each write is one transaction.
+        summarize, capture, add_quote, add_note, log_progress, set_plan. Resources:
+        ib://status (ib-capture status --json) and ib://book/ID (a book and its contents).
+        Search, passages and summaries stop at each book's reading position unless a
+        call sets all_pages. Each write is one transaction.
 
         Options:
           --db PATH          the library (default $IB_DB, else $XDG_DATA_HOME/ib/library.db)

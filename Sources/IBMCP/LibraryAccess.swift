@@ -55,7 +55,7 @@ final class LibraryAccess {
     }
 
     /// The library, opened once; a missing file is a tool error (ib-mcp never creates one).
-    private func library() throws -> Library {
+    func library() throws -> Library {
         if let openLibrary { return openLibrary }
         guard FileSystem.exists(path) else {
             throw ToolError("no library at \(path) (add a book: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
@@ -66,7 +66,7 @@ final class LibraryAccess {
     }
 
     /// Runs `body`, turning the stage libraries' errors into tool errors.
-    private func guarded<T>(_ body: () throws -> T) throws -> T {
+    func guarded<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let e as ToolError {

@@ -159,6 +159,7 @@ enum Tools {
                                              "What to read next and why, most pressing first")),
              ], required: ["book", "pages_today", "streak_days", "last_quote", "resume", "plans", "suggestions"]),
              readOnly: true, run: ToolBodies.continueReading),
+        summarize,
         writer("capture", "Capture a line",
              "Stores one natural-language line in English or Chinese exactly as ib-capture takes it: a quote (Quote p. 47: \"...\"), a note or question, progress (read 20 pages; on page 120 of Meditations; finished Sapiens; 读了20页), a book being read (Reading Sapiens by Harari) or a plan (Plan: finish Meditations by 2027-01-31). Returns the stored record. An ambiguous book fails with the candidates: ask the user, then call again with `book`.",
              input: Schema.object([

@@ -72,20 +72,30 @@ public enum VectorBlocks {
 
     /// Every vector of a book, by key.
     public static func read(_ db: Database, bookID: String) throws -> [VectorEntry] {
+        try read(db, bookID: bookID, keys: nil)
+    }
+
+    /// The vectors of a book whose keys lie in `keys` (nil: all). Only the
+    /// matching vectors are made into arrays, so a caller walking a long book
+    /// range by range holds one range at a time.
+    public static func read(_ db: Database, bookID: String, keys range: ClosedRange<Int>?) throws -> [VectorEntry] {
         let select = try db.prepare("SELECT dim, count, keys, end_pages, vectors FROM vector_blocks WHERE book_id = ? ORDER BY id")
         try select.bind(1, bookID)
+        defer { select.reset() }
         var out: [VectorEntry] = []
         while try select.step() {
             let dim = select.int(0), count = select.int(1)
             let keys: [Int64] = select.withBlob(2) { raw in
                 (0..<min(count, raw.count / 8)).map { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
             }
+            let wanted = (0..<keys.count).filter { range?.contains(Int(keys[$0])) ?? true }
+            guard !wanted.isEmpty else { continue }
             let pages: [Int32] = select.withBlob(3) { raw in
                 (0..<min(count, raw.count / 4)).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
             }
             select.withBlob(4) { raw in
                 guard raw.count >= count * dim * 4, keys.count == count, pages.count == count else { return }
-                for i in 0..<count {
+                for i in wanted {
                     let vector = Float32LE.floats(UnsafeRawBufferPointer(rebasing: raw[(i * dim * 4)..<((i + 1) * dim * 4)]))
                     out.append(VectorEntry(key: Int(keys[i]), endPage: Int(pages[i]), vector: vector))
                 }

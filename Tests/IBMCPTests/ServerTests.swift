@@ -105,6 +105,29 @@ final class ServerTests: XCTestCase {
 
     // MARK: tests
 
+    /// summarize: a range past the reading position is refused before anything is read; the
+    /// offline summary (with the real model; skipped without it) cites nothing past the position.
+    func testSummarizeStopsAtTheReadingPosition() throws {
+        let ids = try makeLibrary()
+        try Library.open(path: path).setPage(bookID: ids.holmes, page: 4)
+        _ = try initialize()
+        let refused = errorText(try call("summarize", ["book": .string(ids.holmes), "start_page": 2, "end_page": 6]))
+        XCTAssertTrue(refused.contains("past the reading position"), refused)
+        XCTAssertTrue(errorText(try call("summarize", ["book": .string(ids.holmes), "recap": true, "section": "1"])).contains("recap"))
+        let modelDir = Config.modelDirectory()
+        try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
+        server = MCPServer(databasePath: path, modelDirectory: modelDir)
+        _ = try initialize()
+        let result = try call("summarize", ["book": .string(ids.holmes)])
+        let summary = try XCTUnwrap(result["structuredContent"], result.serialized)
+        XCTAssertEqual(summary["language_model"], false)
+        XCTAssertEqual(summary["up_to_page"], 4)
+        let pages = summary["citations"]?.arrayValue?.flatMap { $0["pages"]?.arrayValue?.compactMap(\.intValue) ?? [] } ?? []
+        XCTAssertFalse(pages.isEmpty, summary.serialized)
+        XCTAssertTrue(pages.allSatisfy { $0 <= 4 }, "\(pages)")
+        XCTAssertFalse(summary["summary"]?.stringValue?.contains("speckled") ?? true, "page 5 was quoted")
+    }
+
     func testHandshakeNegotiatesVersions() throws {
         for version in MCPServer.supportedVersions {
             server = MCPServer(databasePath: path, modelDirectory: nil)
@@ -215,7 +238,7 @@ final class ServerTests: XCTestCase {
         XCTAssertTrue(errorText(try call("set_plan", ["books": ["Sherlock"], "due": "soon"])).contains("due"))
         let tools = try XCTUnwrap(try request("tools/list")["result"]?["tools"]?.arrayValue)
         XCTAssertEqual(tools.compactMap { $0["name"]?.stringValue },
-                       ["search_library", "get_passage", "list_books", "book_status", "continue_reading", "capture",
+                       ["search_library", "get_passage", "list_books", "book_status", "continue_reading", "summarize", "capture",
                         "add_quote", "add_note", "log_progress", "set_plan"])
         XCTAssertTrue(tools.allSatisfy { $0["inputSchema"]?["type"] == "object" && $0["outputSchema"]?["type"] == "object" })
     }

@@ -162,7 +162,7 @@ async def main_session():
 
         tools = {t.name: t for t in (await client.list_tools()).tools}
         expected = {"search_library", "get_passage", "list_books", "book_status", "continue_reading", "capture",
-                    "add_quote", "add_note", "log_progress", "set_plan"}
+                    "add_quote", "add_note", "log_progress", "set_plan", "summarize"}
         check("tools/list names every tool", set(tools) == expected, sorted(tools))
         check("every tool has input and output schemas",
               all(t.input_schema.get("type") == "object" and (t.output_schema or {}).get("type") == "object" for t in tools.values()))
@@ -304,6 +304,12 @@ async def main_session():
               passages and all(p["end_page"] <= 50 for p in passages) and structured(r)["more_hidden"], passages)
         r = await client.call_tool("get_passage", {"chunk_id": f"{HOLMES}:{later}", "all_pages": True, "context": 1})
         check("get_passage with all_pages", not r.is_error and len(structured(r)["passages"]) == 3, text_of(r))
+        s = structured(await client.call_tool("summarize", {"book": "Sherlock"}))
+        check("no spoiler: summarize cites nothing past page 50, offline says so",
+              s["citations"] and all(p <= 50 for c in s["citations"] for p in c["pages"]) and s["up_to_page"] <= 50
+              and s["language_model"] is False and "No language model was used" in s["summary"], s)
+        r = await client.call_tool("summarize", {"book": "Sherlock", "start_page": 40, "end_page": 80})
+        check("no spoiler: summarize past the position is refused", r.is_error and "past the reading position" in text_of(r), text_of(r))
         r = await client.call_tool("book_status", {})
         check("book_status of the current book", structured(r)["page"] == 50 and structured(r)["book"]["id"] == HOLMES, text_of(r))
 
