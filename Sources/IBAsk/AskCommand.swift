@@ -73,7 +73,8 @@ public enum AskCommand {
     call again sends nothing and a later page re-sends only what is new. Offline (or when the
     provider fails: one warning, exit 0) the summary quotes the sentences of each section that
     best cover it, chosen with the sentence encoder; it says no language model was used.
-    --json: {summary, citations, sections, cached, language_model, provider, model, up_to_page, requests}.
+    The summary as text on a terminal; in a pipe, or with --json, one object:
+    {summary, citations, sections, cached, language_model, provider, model, up_to_page, requests}.
 
     ib-ask --search ARGS... runs ib-search ARGS with this tool's providers, for
     ib-search --expand and --rerank (same options and output as ib-search).

@@ -26,7 +26,7 @@ enum SummaryCommand {
         }
         if let text = args.value("pages") { request.scope = try pageRange(text) }
 
-        let verbose = args.has("verbose"), json = args.has("json"), strict = args.has("strict")
+        let verbose = args.has("verbose"), json = try OutputFormat.chosen(args) == .json, strict = args.has("strict")
         let log: ((String) -> Void)? = verbose ? { printError("ib-ask: " + $0) } : nil
         var settings = try ProviderSettings.resolve(provider: args.value("provider"), model: args.value("model"), baseURL: args.value("base-url"))
         settings.timeout = try args.seconds("timeout") ?? 60

@@ -50,7 +50,7 @@ PY
 done
 
 # 2. Recap offline: the last sections, the people, where the reader stopped.
-out=$(ib-ask --recap 2>"$tmp/err") || fail "recap: $(cat "$tmp/err")"
+out=$(ib-ask --recap --format text 2>"$tmp/err") || fail "recap: $(cat "$tmp/err")"
 grep -q "^Extractive recap of" <<<"$out" && grep -q "People who matter so far: Holmes" <<<"$out" \
   && grep -q "You stopped at p. 40: “" <<<"$out" || fail "offline recap: $out"
 ok "offline recap"
@@ -116,7 +116,7 @@ kill "$stub_pid" 2>/dev/null; wait "$stub_pid" 2>/dev/null; stub_pid=""
 
 # 5. A provider that cannot be reached: one warning, the offline summary, exit 0.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-out=$(ib-ask --summarize --provider openai --base-url "http://127.0.0.1:$port/v1" --retries 0 2>"$tmp/err"); rc=$?
+out=$(ib-ask --summarize --format text --provider openai --base-url "http://127.0.0.1:$port/v1" --retries 0 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "offline (extractive) summary instead" "$tmp/err" \
   && grep -q "No language model was used" <<<"$out" || fail "unreachable provider: exit $rc, stderr: $(cat "$tmp/err")"
 ok "unreachable provider: one warning, the offline summary, exit 0"
