@@ -47,6 +47,9 @@ extension SearchEngine {
             mark("embed (known)")
             return known
         }
+        // An engine asked a second new question will likely be asked more (a
+        // server's, ib-ask's): the model's weights are packed once from then on.
+        if !queryVectors.isEmpty { encoder.packWeights() }
         let vector = encoder.embed([text]).first
         if let vector { queryVectors.remember(text, vector) }
         mark("embed")
@@ -189,6 +192,7 @@ struct QueryVectorMemo {
     private var order: [String] = []
 
     func vector(_ text: String) -> [Float]? { vectors[text] }
+    var isEmpty: Bool { vectors.isEmpty }
 
     /// Keeps `vector` for `text`, forgetting the oldest text once `capacity` are kept.
     mutating func remember(_ text: String, _ vector: [Float]) {
