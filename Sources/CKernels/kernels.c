@@ -498,27 +498,23 @@ BF16 static int gemm_bf16(int M, int N, int K, const float *A, int lda, const fl
     return 1;
 }
 
-void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
-             const float *bias, float *C, int ldc, int flags) {
-    if (M <= 0 || N <= 0) return;
-    if (M < 4 && !(flags & IB_GEMM_B_KN) && K > 0) { gemm_few_rows(M, N, K, A, lda, B, ldb, bias, C, ldc, flags); return; }
-    if ((flags & IB_GEMM_BF16) && !(flags & IB_GEMM_B_KN) && K > 0 && K <= 8192 && ib_kernels_have_bf16()
-        && gemm_bf16(M, N, K, A, lda, B, ldb, bias, C, ldc, flags)) return;
+/* The panel width of the fp32 path on this CPU (the microkernel's). */
+static int gemm_nr(void) { return has_avx512() ? 32 : 16; }
+
+/*
+ * The fp32 path: B ([N, K], or [K, N] with IB_GEMM_B_KN) packed K block by K
+ * block into panels of NR columns, each block then multiplied tile by tile.
+ * `packed`, when given, already holds every block (ib_gemm_pack's layout:
+ * block k0 at panels * NR * k0), so nothing is packed here.
+ */
+static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float *B, int ldb, const float *packed,
+                      const float *bias, float *C, int ldc, int flags) {
     const int avx512 = has_avx512();
-    const int MR = avx512 ? MR512 : 6, NR = avx512 ? 32 : 16;
+    const int MR = avx512 ? MR512 : 6, NR = gemm_nr();
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
     const int kn = (flags & IB_GEMM_B_KN) != 0;
     const int panels = (N + NR - 1) / NR;
-    if (K <= 0) {  /* C = bias (or C += bias) */
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-                float v = bias ? bias[j] : 0.0f;
-                C[(size_t)i * ldc + j] = (flags & IB_GEMM_ACCUMULATE) ? C[(size_t)i * ldc + j] + v : v;
-            }
-        if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(C + (size_t)i * ldc, N);
-        return;
-    }
-    float *Bp = reserve(&pack_b_buffer, (size_t)panels * NR * (K < KC ? K : KC));
+    float *Bp = packed ? NULL : reserve(&pack_b_buffer, (size_t)panels * NR * (K < KC ? K : KC));
 
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
@@ -526,13 +522,67 @@ void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int l
         const int accumulate = !first || (flags & IB_GEMM_ACCUMULATE);
         const float *blockBias = last ? bias : NULL;
         const int gelu = last && (flags & IB_GEMM_GELU);
-        for (int p = 0; p < panels; p++) {
-            int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
-            pack_b(B, ldb, kn, n0, cols, k0, kc, NR, Bp + (size_t)p * NR * kc);
+        const float *block = packed ? packed + (size_t)panels * NR * k0 : Bp;
+        if (!packed) {
+            for (int p = 0; p < panels; p++) {
+                int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+                pack_b(B, ldb, kn, n0, cols, k0, kc, NR, Bp + (size_t)p * NR * kc);
+            }
         }
-        const struct gemm_job job = { A + k0, Bp, C, blockBias, lda, ldc, accumulate, gelu, kc, (size_t)NR * kc, kernel };
+        const struct gemm_job job = { A + k0, block, C, blockBias, lda, ldc, accumulate, gelu, kc, (size_t)NR * kc, kernel };
         for_each_tile(M, N, MR, NR, fp32_tile, &job);
     }
+}
+
+/* What every path does first: nothing, few rows, bf16 or an empty K. 1: done. */
+static int gemm_special(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                        const float *bias, float *C, int ldc, int flags) {
+    if (M <= 0 || N <= 0) return 1;
+    if (M < 4 && !(flags & IB_GEMM_B_KN) && K > 0) { gemm_few_rows(M, N, K, A, lda, B, ldb, bias, C, ldc, flags); return 1; }
+    if ((flags & IB_GEMM_BF16) && !(flags & IB_GEMM_B_KN) && K > 0 && K <= 8192 && ib_kernels_have_bf16()
+        && gemm_bf16(M, N, K, A, lda, B, ldb, bias, C, ldc, flags)) return 1;
+    if (K <= 0) {  /* C = bias (or C += bias) */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float v = bias ? bias[j] : 0.0f;
+                C[(size_t)i * ldc + j] = (flags & IB_GEMM_ACCUMULATE) ? C[(size_t)i * ldc + j] + v : v;
+            }
+        if (flags & IB_GEMM_GELU) for (int i = 0; i < M; i++) ib_gelu(C + (size_t)i * ldc, N);
+        return 1;
+    }
+    return 0;
+}
+
+void ib_gemm(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+             const float *bias, float *C, int ldc, int flags) {
+    if (gemm_special(M, N, K, A, lda, B, ldb, bias, C, ldc, flags)) return;
+    gemm_fp32(M, N, K, A, lda, B, ldb, NULL, bias, C, ldc, flags);
+}
+
+size_t ib_gemm_packed_floats(int N, int K) {
+    const int NR = gemm_nr();
+    if (N <= 0 || K <= 0) return 0;
+    return (size_t)((N + NR - 1) / NR) * NR * (size_t)K;
+}
+
+void ib_gemm_pack(int N, int K, const float *B, int ldb, float *out) {
+    const int NR = gemm_nr(), panels = (N + NR - 1) / NR;
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        float *block = out + (size_t)panels * NR * k0;
+        for (int p = 0; p < panels; p++) {
+            int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+            pack_b(B, ldb, 0, n0, cols, k0, kc, NR, block + (size_t)p * NR * kc);
+        }
+    }
+}
+
+void ib_gemm_packed(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
+                    const float *bias, float *C, int ldc, int flags) {
+    flags &= ~IB_GEMM_B_KN;
+    if (gemm_special(M, N, K, A, lda, B, ldb, bias, C, ldc, flags)) return;
+    /* the microkernels read panels with aligned loads: a misaligned copy is not used */
+    gemm_fp32(M, N, K, A, lda, B, ldb, ((uintptr_t)packed & 63) ? NULL : packed, bias, C, ldc, flags);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -108,10 +108,56 @@ public enum Precision: String, Sendable {
     case fp32, bf16
 }
 
+/// Every layer's weight matrices packed once for ib_gemm_packed: an encoder that
+/// embeds query after query (a server's, ib-ask's) would otherwise have ib_gemm
+/// re-pack all of them (~42 MB for MiniLM) on every call. The products are the
+/// same, bit for bit. Immutable once made; freed with the last reference.
+final class PackedWeights: @unchecked Sendable {
+    struct Layer {
+        let query, key, value, attentionOut, intermediate, output: UnsafePointer<Float>
+    }
+    let layers: [Layer]
+    private var buffers: [UnsafeMutableRawPointer] = []
+
+    init(_ w: BertWeights, _ c: BertConfig) {
+        var buffers: [UnsafeMutableRawPointer] = []
+        /// A [n, k] weight matrix, packed.
+        func pack(_ weight: UnsafePointer<Float>, _ n: Int, _ k: Int) -> UnsafePointer<Float> {
+            let floats = ib_gemm_packed_floats(Int32(n), Int32(k))
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, floats) * 4, alignment: 64)
+            buffers.append(raw)
+            let out = raw.bindMemory(to: Float.self, capacity: floats)
+            ib_gemm_pack(Int32(n), Int32(k), weight, Int32(k), out)
+            return UnsafePointer(out)
+        }
+        let h = c.hiddenSize, i = c.intermediateSize
+        layers = w.layers.map { l in
+            Layer(query: pack(l.query.weight, h, h), key: pack(l.key.weight, h, h), value: pack(l.value.weight, h, h),
+                  attentionOut: pack(l.attentionOut.weight, h, h), intermediate: pack(l.intermediate.weight, i, h),
+                  output: pack(l.output.weight, h, i))
+        }
+        self.buffers = buffers
+    }
+
+    deinit { for b in buffers { b.deallocate() } }
+}
+
 struct BertEncoder {
     let config: BertConfig
     let weights: BertWeights
     var precision: Precision = .fp32
+    /// The weights packed (SentenceEncoder.packWeights); nil: ib_gemm packs them per call.
+    var packed: PackedWeights? = nil
+
+    /// x[M, K] W^T + b into out through `packedWeight` when there is one; else ib_gemm.
+    private func linear(_ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>, _ lda: Int32, _ a: Affine,
+                        _ packedWeight: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
+        if let packedWeight {
+            ib_gemm_packed(M, N, K, x, lda, a.weight, packedWeight, K, a.bias, out, ldc, flags)
+        } else {
+            ib_gemm(M, N, K, x, lda, a.weight, K, a.bias, out, ldc, flags)
+        }
+    }
 
     /// Runs the encoder over `sequences` (token ids with [CLS] and [SEP], each no
     /// longer than max_position_embeddings) and writes one pooled vector per
@@ -142,11 +188,12 @@ struct BertEncoder {
         ib_layernorm(x, T, h, h, w.embeddingNorm.weight, w.embeddingNorm.bias, c.layerNormEps)
 
         let scale = 1 / Float(headSize).squareRoot()
-        for layer in w.layers {
+        for (l, layer) in w.layers.enumerated() {
+            let p = packed?.layers[l]
             // 2. Self-attention: project to queries, keys and values ...
-            ib_gemm(T, h, h, x, h, layer.query.weight, h, layer.query.bias, q, h, w32)
-            ib_gemm(T, h, h, x, h, layer.key.weight, h, layer.key.bias, k, h, w32)
-            ib_gemm(T, h, h, x, h, layer.value.weight, h, layer.value.bias, v, h, w32)
+            linear(T, h, h, x, h, layer.query, p?.query, q, h, w32)
+            linear(T, h, h, x, h, layer.key, p?.key, k, h, w32)
+            linear(T, h, h, x, h, layer.value, p?.value, v, h, w32)
             // ... then per sequence and head: softmax(q k^T / sqrt(d)) v, with the
             // softmax's division applied to the (narrower) product instead.
             var start = 0
@@ -162,11 +209,11 @@ struct BertEncoder {
                 start += length
             }
             // 3. Output projection, residual, LayerNorm: x = LN(x + context Wo^T + bo).
-            ib_gemm(T, h, h, context, h, layer.attentionOut.weight, h, layer.attentionOut.bias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            linear(T, h, h, context, h, layer.attentionOut, p?.attentionOut, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
             ib_layernorm(x, T, h, h, layer.attentionNorm.weight, layer.attentionNorm.bias, c.layerNormEps)
             // 4. Feed-forward: x = LN(x + GELU(x Wi^T + bi) Wo^T + bo).
-            ib_gemm(T, inter, h, x, h, layer.intermediate.weight, h, layer.intermediate.bias, ffn, inter, Int32(IB_GEMM_GELU) | w32)
-            ib_gemm(T, h, inter, ffn, inter, layer.output.weight, inter, layer.output.bias, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            linear(T, inter, h, x, h, layer.intermediate, p?.intermediate, ffn, inter, Int32(IB_GEMM_GELU) | w32)
+            linear(T, h, inter, ffn, inter, layer.output, p?.output, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
             ib_layernorm(x, T, h, h, layer.outputNorm.weight, layer.outputNorm.bias, c.layerNormEps)
         }
 

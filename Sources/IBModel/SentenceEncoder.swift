@@ -81,6 +81,19 @@ public final class SentenceEncoder: @unchecked Sendable {
         self.threads = max(1, threads ?? SentenceEncoder.availableCores)
     }
 
+    /// Packs the weight matrices once (~42 MB more memory for MiniLM), so that
+    /// every later embedding skips ib_gemm's per-call packing: for an encoder
+    /// that embeds many short texts one call at a time (a server's queries).
+    /// Vectors are unchanged, bit for bit. Idempotent; fp32 only (bf16 packs
+    /// its own way). Not while another thread is embedding with this encoder.
+    public func packWeights() {
+        guard encoder.packed == nil, encoder.precision == .fp32 else { return }
+        encoder.packed = PackedWeights(encoder.weights, config)
+    }
+
+    /// Whether packWeights() has run.
+    public var weightsPacked: Bool { encoder.packed != nil }
+
     public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     // MARK: - Tokens

@@ -170,6 +170,8 @@ public final class SearchEngine {
 
     public let library: Library
     var encoder: SentenceEncoder?
+    /// The vectors of recent query texts (VectorSearch.swift).
+    var queryVectors = QueryVectorMemo()
     let modelDirectory: String?
     /// Notes for the user (e.g. the library's model is not available: text search only). Printed by ib-search on stderr.
     public private(set) var warnings: [String] = []

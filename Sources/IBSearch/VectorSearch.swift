@@ -43,7 +43,15 @@ extension SearchEngine {
             warn(message + ": text search only")
             return nil
         }
+        if let known = queryVectors.vector(text) {
+            mark("embed (known)")
+            return known
+        }
+        // An engine asked a second new question will likely be asked more (a
+        // server's, ib-ask's): the model's weights are packed once from then on.
+        if !queryVectors.isEmpty { encoder.packWeights() }
         let vector = encoder.embed([text]).first
+        if let vector { queryVectors.remember(text, vector) }
         mark("embed")
         return vector
     }
@@ -61,25 +69,18 @@ extension SearchEngine {
         var candidates = hits
         var seen = Set(hits.map(\.ref))
         for hit in extra where seen.insert(hit.ref).inserted { candidates.append(hit) }
-        let windows = try library.windows(of: candidates.map(\.ref))
-        if windows.isEmpty { return hits }
         var similarity: [ChunkRef: Double] = [:]
         for hit in hits { similarity[hit.ref] = 1 - hit.score }
-        let dim = query.count
-        var scores: [Float] = []
-        for (ref, codes) in windows where dim > 0 && codes.count >= dim && codes.count % dim == 0 {
-            let count = codes.count / dim
-            if scores.count < count { scores = [Float](repeating: 0, count: count) }
-            let best = codes.withUnsafeBufferPointer { c in
-                query.withUnsafeBufferPointer { q in
-                    scores.withUnsafeMutableBufferPointer { out -> Float in
-                        ib_int8_cosines(c.baseAddress!, Int32(count), Int32(dim), q.baseAddress!, out.baseAddress!)
-                        return out[0..<count].max() ?? -1
-                    }
-                }
+        var anyWindows = false
+        var scores = [Float](repeating: 0, count: 64)
+        try query.withUnsafeBufferPointer { q in
+            try library.forEachWindows(of: candidates.map(\.ref)) { ref, codes in
+                anyWindows = true
+                guard let best = Self.bestWindow(codes, query: q, scores: &scores) else { return }
+                similarity[ref] = max(similarity[ref] ?? -1, Double(best))
             }
-            similarity[ref] = max(similarity[ref] ?? -1, Double(best))
         }
+        if !anyWindows { return hits }
         var out: [ChunkHit] = []
         for var candidate in candidates {
             guard let s = similarity[candidate.ref] else { continue }
@@ -176,5 +177,28 @@ struct TopScores {
     /// Lower score first; on equal scores the later seq counts as lower (earlier chunks win ties).
     private static func less(_ a: (seq: Int, score: Float), _ b: (seq: Int, score: Float)) -> Bool {
         a.score != b.score ? a.score < b.score : a.seq > b.seq
+    }
+}
+
+/// The vectors of the last few query texts an engine embedded. An engine that
+/// lives long (ib-mcp's, ib-ask's) is often asked the same words again: in
+/// another mode, with another k or scope, or as a follow-up; the encoder is
+/// deterministic, so the vector it gave is the vector it would give, and a
+/// repeat skips the model (~10 ms of CPU a query). The engine's encoder never
+/// changes once loaded, so the text alone is the key.
+struct QueryVectorMemo {
+    static let capacity = 64
+    private var vectors: [String: [Float]] = [:]
+    private var order: [String] = []
+
+    func vector(_ text: String) -> [Float]? { vectors[text] }
+    var isEmpty: Bool { vectors.isEmpty }
+
+    /// Keeps `vector` for `text`, forgetting the oldest text once `capacity` are kept.
+    mutating func remember(_ text: String, _ vector: [Float]) {
+        guard vectors[text] == nil else { return }
+        vectors[text] = vector
+        order.append(text)
+        if order.count > Self.capacity { vectors[order.removeFirst()] = nil }
     }
 }

@@ -52,17 +52,17 @@ extension Library {
         }
     }
 
-    /// The window codes of those of `refs` that have them, each read by its key.
-    public func windows(of refs: [ChunkRef]) throws -> [ChunkRef: [Int8]] {
+    /// Calls `body` with the window codes of each of `refs` that has them, each
+    /// read by its key. The codes are valid only during the call (nothing is
+    /// copied: a search scores them where SQLite holds them).
+    public func forEachWindows(of refs: [ChunkRef], _ body: (ChunkRef, UnsafeRawBufferPointer) throws -> Void) throws {
         let statement = try db.prepare("SELECT windows FROM chunks WHERE seq = ? AND windows IS NOT NULL")
         defer { statement.reset() }
-        var out: [ChunkRef: [Int8]] = [:]
         for ref in refs {
             statement.reset()
             try statement.bind(1, ref.seq)
-            if try statement.step() { out[ref] = statement.blob(0).map { Int8(bitPattern: $0) } }
+            if try statement.step() { try statement.withBlob(0) { try body(ref, $0) } }
         }
-        return out
     }
 
     /// The book and chunk index of each of `refs` that exists.

@@ -93,6 +93,8 @@ public final class Library {
     /// connection for the same search must open it the same way.
     let immutable: Bool
 
+    /// documentFrequencies' answers while the library stays as it is (FullTextQueries).
+    var documentFrequencyMemo = DocumentFrequencyMemo()
     public init(db: Database) { self.db = db; immutable = false }
     init(db: Database, readOnlyImmutable: Bool) { self.db = db; immutable = readOnlyImmutable }
 

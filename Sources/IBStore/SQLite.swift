@@ -260,6 +260,8 @@ public final class Database {
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Rows this connection has changed since it opened (triggers' rows too).
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

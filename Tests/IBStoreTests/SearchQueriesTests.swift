@@ -28,6 +28,20 @@ extension LibraryTests {
         XCTAssertTrue(near.allSatisfy { $0.bookID == id && $0.index <= 2 })
     }
 
+    func testDocumentFrequenciesFollowTheLibraryAsItChanges() throws {
+        let first = Self.book(1), second = Self.book(2, text: "other words")
+        try store(first)
+        let library = try Library.open(path: dbPath)
+        XCTAssertEqual(try library.documentFrequencies([("plain", false), ("word", true), ("other", false)]), [10, 10, 0])
+        XCTAssertEqual(try library.documentFrequencies([("plain", false)]), [10], "asked again: the same count")
+        // Another connection adds a book: the counts this one kept are read again.
+        _ = try store(second)
+        XCTAssertEqual(try library.documentFrequencies([("plain", false), ("word", true), ("other", false)]), [10, 20, 10])
+        // This connection deletes one: so are they.
+        _ = try library.delete(bookID: bookID(first))
+        XCTAssertEqual(try library.documentFrequencies([("plain", false), ("word", true), ("other", false)]), [0, 10, 10])
+    }
+
     func testAChunkRefNamesOneChunk() throws {
         let records = Self.book(1)
         try store(records)

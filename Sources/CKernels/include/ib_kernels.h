@@ -46,6 +46,20 @@ void ib_gemm(int M, int N, int K,
              const float *bias,
              float *C, int ldc, int flags);
 
+/*
+ * A weight matrix B ([N, K], as stored) packed once for the fp32 path, so that
+ * a caller multiplying by it many times (a resident model) skips the packing
+ * ib_gemm does on every call: ib_gemm_packed_floats(N, K) floats, 64-byte
+ * aligned (else ib_gemm_packed packs per call, as ib_gemm does), filled by
+ * ib_gemm_pack, valid with the kernels selected when it was packed (AVX-512
+ * and AVX2 panels differ in width). The results are ib_gemm's, bit for bit;
+ * B is still read by the paths that do not pack (few rows, bf16).
+ */
+size_t ib_gemm_packed_floats(int N, int K);
+void ib_gemm_pack(int N, int K, const float *B, int ldb, float *out);
+void ib_gemm_packed(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
+                    const float *bias, float *C, int ldc, int flags);
+
 /* x[rows, dim] (row stride ld) = LayerNorm(x) * gamma + beta, in place. */
 void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const float *beta, float eps);
 

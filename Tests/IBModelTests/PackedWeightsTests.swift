@@ -1,0 +1,60 @@
+// Weights packed once (ib_gemm_pack, SentenceEncoder.packWeights) give the
+// products and vectors of per-call packing bit for bit, on both kernel paths.
+import CKernels
+import IBCore
+@testable import IBModel
+import XCTest
+
+final class PackedWeightsTests: XCTestCase {
+    /// ib_gemm_packed against ib_gemm on shapes with partial panels, a K past
+    /// one K block (1536), bias, GELU and accumulation, AVX-512 and AVX2.
+    func testPackedProductIsIbGemmsBitForBitOnBothPaths() {
+        var seed: UInt64 = 7
+        func next() -> Float {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: seed >> 11) % 2001 - 1000) / 1000
+        }
+        let wide = ib_kernels_select(1) != 0
+        defer { _ = ib_kernels_select(1) }
+        for avx512 in wide ? [1, 0] : [0] {
+            XCTAssertEqual(ib_kernels_select(Int32(avx512)), Int32(avx512))
+            for (m, n, k, flags) in [(5, 384, 384, 0), (13, 50, 1600, Int32(IB_GEMM_GELU)), (4, 33, 7, Int32(IB_GEMM_ACCUMULATE)),
+                                     (2, 40, 64, 0), (9, 1536, 384, Int32(IB_GEMM_GELU))] {
+                let a = (0..<(m * k)).map { _ in next() }, b = (0..<(n * k)).map { _ in next() }, bias = (0..<n).map { _ in next() }
+                let start = (0..<(m * n)).map { _ in next() }
+                var want = start, got = start
+                // 64-byte aligned, as the kernels read it
+                let floats = ib_gemm_packed_floats(Int32(n), Int32(k))
+                let raw = UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64)
+                defer { raw.deallocate() }
+                let packed = raw.initializeMemory(as: Float.self, repeating: .nan, count: floats)
+                ib_gemm(Int32(m), Int32(n), Int32(k), a, Int32(k), b, Int32(k), bias, &want, Int32(n), flags)
+                ib_gemm_pack(Int32(n), Int32(k), b, Int32(k), packed)
+                ib_gemm_packed(Int32(m), Int32(n), Int32(k), a, Int32(k), b, packed, Int32(k), bias, &got, Int32(n), flags)
+                XCTAssertEqual(got.map(\.bitPattern), want.map(\.bitPattern), "avx512 \(avx512) m \(m) n \(n) k \(k) flags \(flags)")
+                // A misaligned copy is not read: the product is packed per call instead.
+                var fallback = start
+                ib_gemm_packed(Int32(m), Int32(n), Int32(k), a, Int32(k), b, packed + 1, Int32(k), bias, &fallback, Int32(n), flags)
+                XCTAssertEqual(fallback.map(\.bitPattern), want.map(\.bitPattern), "misaligned: m \(m) n \(n) k \(k)")
+            }
+        }
+    }
+
+    /// The encoder's vectors once its weights are packed: the same bits, one text
+    /// at a time and in a batch; and still sentence-transformers' (ParityTests).
+    func testPackedEncoderGivesTheSameVectors() throws {
+        let model: SentenceEncoder
+        do { model = try ParityTests.model() } catch { throw XCTSkip("no model here: \(error)") }
+        model.threads = 1
+        let reference = try ParityTests.loadReference()
+        let texts = reference.map(\.text)
+        let before = texts.map { model.embed([$0])[0] }, batched = model.embed(texts)
+        XCTAssertFalse(model.weightsPacked)
+        model.packWeights()
+        XCTAssertTrue(model.weightsPacked)
+        XCTAssertEqual(texts.map { model.embed([$0])[0] }.map { $0.map(\.bitPattern) }, before.map { $0.map(\.bitPattern) })
+        XCTAssertEqual(model.embed(texts).map { $0.map(\.bitPattern) }, batched.map { $0.map(\.bitPattern) })
+        model.packWeights()   // idempotent
+        XCTAssertEqual(model.embed([texts[0]])[0].map(\.bitPattern), before[0].map(\.bitPattern))
+    }
+}
