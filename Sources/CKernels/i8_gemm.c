@@ -23,6 +23,7 @@
  * multiple of 16 with zeros (zero codes, zero scales).
  */
 #include "ib_kernels.h"
+#include "scratch.h"
 #include "ib_simd.h"
 
 #include <immintrin.h>
@@ -68,33 +69,17 @@ void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int
 
 /* ---- activations: one scale per row, codes + 128 as bytes, zero padding to K4 ---- */
 
-typedef struct { uint8_t *data; size_t capacity; } byte_buffer;
-static _Thread_local byte_buffer row_codes;
-static _Thread_local float *row_scales;
-static _Thread_local size_t row_scales_capacity;
-
 static void quantize_rows(int M, int K, const float *A, int lda, uint8_t **codes, float **scales) {
     const int K4 = round4(K);
-    size_t bytes = (size_t)M * K4;
-    if (row_codes.capacity < bytes) {
-        free(row_codes.data);
-        row_codes.data = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-        if (!row_codes.data) abort();
-        row_codes.capacity = bytes;
-    }
-    if (row_scales_capacity < (size_t)M) {
-        free(row_scales);
-        row_scales = malloc((size_t)M * sizeof(float));
-        if (!row_scales) abort();
-        row_scales_capacity = (size_t)M;
-    }
+    uint8_t *row_codes = ib_scratch(IB_SCRATCH_I8_CODES, (size_t)M * K4);
+    float *row_scales = ib_scratch(IB_SCRATCH_I8_SCALES, (size_t)M * sizeof(float));
     for (int m = 0; m < M; m++) {
-        uint8_t *out = row_codes.data + (size_t)m * K4;
+        uint8_t *out = row_codes + (size_t)m * K4;
         ib_quantize_i8(A + (size_t)m * lda, K, (int8_t *)out, &row_scales[m]);
         for (int k = 0; k < K; k++) out[k] ^= 0x80;          /* signed code + 128 */
         for (int k = K; k < K4; k++) out[k] = 0x80;           /* a zero activation */
     }
-    *codes = row_codes.data;
+    *codes = row_codes;
     *scales = row_scales;
 }
 

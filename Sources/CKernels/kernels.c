@@ -20,6 +20,7 @@
  */
 #include "ib_kernels.h"
 #include "ib_simd.h"
+#include "scratch.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -184,21 +185,6 @@ static inline float hsum256(__m256 v) {
 
 #define KC 1536          /* K block: a B panel of KC x NR stays in L2 (1536: no K split for MiniLM) */
 #define MC 72            /* M block: MC rows of A stay in L2 while the panels pass */
-
-/* A per-thread packing buffer, grown on demand and never shrunk. */
-typedef struct { float *data; size_t capacity; } buffer_t;
-static _Thread_local buffer_t pack_b_buffer;
-
-static float *reserve(buffer_t *b, size_t floats) {
-    if (b->capacity < floats) {
-        free(b->data);
-        size_t bytes = (floats * sizeof(float) + 63) & ~(size_t)63;
-        b->data = aligned_alloc(64, bytes);
-        if (!b->data) abort();
-        b->capacity = floats;
-    }
-    return b->data;
-}
 
 /* dst[c][r] = src[r][c] for an 8 x 8 block (row strides in floats). */
 static inline void transpose8x8(const float *src, int lds, float *dst, int ldd) {
@@ -392,8 +378,6 @@ int ib_kernels_have_bf16(void) {
     return ib_cpu_has_bf16() && has_avx512();
 }
 
-static _Thread_local buffer_t bf16_a_buffer, bf16_b_buffer, bf16_tmp_buffer;
-
 /* rows x K floats (stride ld) -> rows x K2 bf16, zero-padded; rows up to `padRows` are zero. */
 BF16 static void rows_to_bf16(const float *X, int ld, int rows, int padRows, int K, int K2, uint16_t *out) {
     for (int i = 0; i < padRows; i++) {
@@ -479,9 +463,9 @@ BF16 static int gemm_bf16(int M, int N, int K, const float *A, int lda, const fl
                           const float *bias, float *C, int ldc, int flags) {
     const int NR = 32, MR = MR512;
     const int K2 = (K + 15) & ~15, pairs = K2 / 2, panels = (N + NR - 1) / NR;
-    uint16_t *Ab = (uint16_t *)reserve(&bf16_a_buffer, ((size_t)M * K2 + 1) / 2);
-    uint16_t *Bb = (uint16_t *)reserve(&bf16_b_buffer, (size_t)panels * NR * K2 / 2);
-    uint16_t *tmp = (uint16_t *)reserve(&bf16_tmp_buffer, (size_t)NR * K2 / 2);
+    uint16_t *Ab = (uint16_t *)ib_scratch(IB_SCRATCH_BF16_A, (size_t)M * K2 * 2 + 2);
+    uint16_t *Bb = (uint16_t *)ib_scratch(IB_SCRATCH_BF16_B, (size_t)panels * NR * K2 * 2);
+    uint16_t *tmp = (uint16_t *)ib_scratch(IB_SCRATCH_BF16_TMP, (size_t)NR * K2 * 2);
     rows_to_bf16(A, lda, M, M, K, K2, Ab);
     for (int p = 0; p < panels; p++) {
         const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
@@ -514,7 +498,7 @@ static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float 
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
     const int kn = (flags & IB_GEMM_B_KN) != 0;
     const int panels = (N + NR - 1) / NR;
-    float *Bp = packed ? NULL : reserve(&pack_b_buffer, (size_t)panels * NR * (K < KC ? K : KC));
+    float *Bp = packed ? NULL : (float *)ib_scratch(IB_SCRATCH_PACK_B, (size_t)panels * NR * (K < KC ? K : KC) * sizeof(float));
 
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
