@@ -85,9 +85,24 @@ extension SearchEngine {
     /// bm25() when every concept is a single term, else -ib_concepts() (BM25 over
     /// concepts, see QueryConcepts).
     static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double) throws -> [ChunkHit] {
-        let concepts = try pruneCommon(library, concepts, commonFraction: commonFraction)
+        let (concepts, rows) = try scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction)
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
-        let singleTerms = concepts.allSatisfy { $0.members.count == 1 }
-        return try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, in: scope, limit: k)
+        let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
+        return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k)
+    }
+
+    /// The concepts pruned of the too common (pruneCommon) and, in a scope of a
+    /// few books, each member's documents counted there, with the scope's chunk
+    /// count for the IDF (ScopeStatistics); nil rows: the library's statistics.
+    static func scoredConcepts(_ library: Library, _ concepts: [Concept], scope: SearchScope?,
+                               commonFraction: Double) throws -> (concepts: [Concept], rows: Int?) {
+        var pruned = try pruneCommon(library, concepts, commonFraction: commonFraction)
+        guard let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
+        let phrases = QueryConcepts.terms(pruned).compactMap { QueryText.matchExpression([$0]) }
+        var counts = try library.documentFrequencies(phrases: phrases, in: statistics).makeIterator()
+        for c in pruned.indices {
+            for m in pruned[c].members.indices { pruned[c].members[m].documents = counts.next() }
+        }
+        return (pruned, statistics.rows)
     }
 }
