@@ -27,8 +27,9 @@
 //    QueryConcepts and Thesaurus);
 //  - hybrid (default): both lists, `candidates` deep, fused by score: each
 //    list's scores (cosine; -bm25) standardized over the list, the vector's
-//    weighted 1.3, a chunk missing from a list taking that list's lowest (see
-//    Standardized). --rrf-k K fuses by reciprocal rank instead.
+//    weighted 1.3, each list's part by how decisive it is in the query, a
+//    chunk missing from a list taking that list's lowest (see Standardized).
+//    --rrf-k K fuses by reciprocal rank instead.
 //
 // No spoilers: each book's page limit (a SearchScope) is applied INSIDE both
 // scans by IBStore's queries: for vectors as ibvec_knn's scope argument, for
