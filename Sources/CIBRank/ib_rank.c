@@ -25,7 +25,11 @@
  * must name every phrase. A third field, "concept:weight:documents", gives n_i
  * when the caller knows it (ib-search reads it from an fts5vocab table), which
  * saves a pass over the phrase's postings; otherwise it is counted as bm25()
- * counts it. The statistics are computed once per query and kept as auxiliary data.
+ * counts it. An optional third argument gives N, the number of rows the IDF
+ * counts against: with the documents counted inside a scope (one book), the
+ * IDF is the scope's own, so a name on every page of that book weighs little
+ * there however rare it is in the library. The statistics are computed once
+ * per query and kept as auxiliary data.
  */
 #include "ib_rank.h"
 
@@ -94,7 +98,8 @@ static int parse_spec(Concepts *c, const char *spec) {
 }
 
 /* The per-query statistics, or NULL after setting an error on ctx. */
-static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec) {
+static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
+                              sqlite3_int64 scopeRows) {
     Concepts *c = (Concepts *)api->xGetAuxdata(fts, 0);
     if (c) return c;
     c = (Concepts *)calloc(1, sizeof(Concepts));
@@ -117,6 +122,9 @@ static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sql
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    /* The average length stays the table's (chunks are about equally long in every book). */
+    c->avgdl = rows > 0 ? (double)tokens / (double)rows : 1.0;
+    if (scopeRows > 0) rows = scopeRows;
     for (int i = 0; rc == SQLITE_OK && i < c->phrases; i++) {
         double hits = c->documents[i];
         if (hits < 0) {
@@ -129,7 +137,6 @@ static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sql
         c->idf[i] = idf > 1e-6 ? idf : 1e-6;
     }
     if (rc != SQLITE_OK) { concepts_free(c); sqlite3_result_error_code(ctx, rc); return NULL; }
-    c->avgdl = rows > 0 ? (double)tokens / (double)rows : 1.0;
     rc = api->xSetAuxdata(fts, c, concepts_free);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed c */
     return c;
@@ -137,11 +144,12 @@ static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sql
 
 static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                         int argc, sqlite3_value **argv) {
-    if (argc != 1 || sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
-        sqlite3_result_error(ctx, "ib_concepts: usage ib_concepts(fts_table, 'concept:weight ...')", -1);
+    if (argc < 1 || argc > 2 || sqlite3_value_type(argv[0]) != SQLITE_TEXT
+        || (argc == 2 && (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 1))) {
+        sqlite3_result_error(ctx, "ib_concepts: usage ib_concepts(fts_table, 'concept:weight ...' [, rows >= 1])", -1);
         return;
     }
-    Concepts *c = concepts_for(api, fts, ctx, (const char *)sqlite3_value_text(argv[0]));
+    Concepts *c = concepts_for(api, fts, ctx, (const char *)sqlite3_value_text(argv[0]), argc == 2 ? sqlite3_value_int64(argv[1]) : 0);
     if (!c) return;
     for (int i = 0; i < c->phrases; i++) c->tf[i] = 0.0;
     for (int g = 0; g < c->concepts; g++) c->best[g] = 0.0;

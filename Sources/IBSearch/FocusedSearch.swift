@@ -126,12 +126,12 @@ extension SearchEngine {
 
     /// The full-text list inside the focus, scored as the whole scope's list is.
     func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
-        let pruned = try Self.pruneCommon(library, concepts, commonFraction: commonFraction)
+        let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: bookStatistics ? scope : nil, commonFraction: commonFraction)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
-        let singleTerms = pruned.allSatisfy { $0.members.count == 1 }
+        let plain = rows == nil && pruned.allSatisfy { $0.members.count == 1 }
         var hits: [ChunkHit] = []
         for range in focus.searched(large: !small) {
-            hits += try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, bookID: range.bookID,
+            hits += try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, bookID: range.bookID,
                                                    chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
         }
         hits.sort { $0.score != $1.score ? $0.score < $1.score : $0.ref < $1.ref }

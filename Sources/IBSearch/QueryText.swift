@@ -121,6 +121,31 @@ public enum QueryText {
         return out
     }
 
+    /// The words a query capitalizes inside a sentence ("after Mina, coming out"),
+    /// lowercased: names, whose thesaurus entries are other senses (mina: myna
+    /// bird; Lucy: a fossil). A sentence's first word may be any word, so it is not one.
+    public static func names(_ query: String) -> Set<String> {
+        var out = Set<String>()
+        var sentenceStart = true
+        var word = ""
+        func flush() {
+            if let first = word.unicodeScalars.first, !sentenceStart,
+               first.properties.isUppercase { out.insert(word.lowercased()) }
+            if !word.isEmpty { sentenceStart = false }
+            word = ""
+        }
+        for s in query.unicodeScalars {
+            if TextClasses.isWordScalar(s) && !TextClasses.isCJK(s.value) {
+                word.unicodeScalars.append(s)
+            } else {
+                flush()
+                if ".?!".unicodeScalars.contains(s) { sentenceStart = true }
+            }
+        }
+        flush()
+        return out
+    }
+
     /// The FTS5 MATCH expression: the terms ORed, each quoted (so no query text
     /// is FTS5 syntax), prefix terms with `*`. nil when the query has no terms.
     public static func matchExpression(_ terms: [QueryTerm]) -> String? {

@@ -27,8 +27,9 @@
 //    QueryConcepts and Thesaurus);
 //  - hybrid (default): both lists, `candidates` deep, fused by score: each
 //    list's scores (cosine; -bm25) standardized over the list, the vector's
-//    weighted 1.3, a chunk missing from a list taking that list's lowest (see
-//    Standardized). --rrf-k K fuses by reciprocal rank instead.
+//    weighted 1.3, each list's part by how decisive it is in the query, a
+//    chunk missing from a list taking that list's lowest (see Standardized).
+//    --rrf-k K fuses by reciprocal rank instead.
 //
 // No spoilers: each book's page limit (a SearchScope) is applied INSIDE both
 // scans by IBStore's queries: for vectors as ibvec_knn's scope argument, for
@@ -147,6 +148,8 @@ public final class SearchEngine {
     /// settings.thesaurusPath; none when it is missing or turned off). Loaded on first use.
     public lazy var thesaurus: Thesaurus? = thesaurusPath.flatMap { Thesaurus(path: $0) }
     private let thesaurusPath: String?
+    /// BM25 in a scope of a few books uses those books' statistics (SearchSettings.bookStatistics).
+    public var bookStatistics: Bool
     /// Re-score vector candidates by their window vectors (IB_SEARCH_WINDOWS=0 turns it off, for comparisons).
     public var rescoreByWindows: Bool
     /// A scope of at most this many chunks (a book or a few) has every window
@@ -197,6 +200,7 @@ public final class SearchEngine {
         self.encoder = encoder
         self.modelDirectory = modelDirectory
         expandQueries = settings.expandQueries
+        bookStatistics = settings.bookStatistics
         thesaurusPath = settings.thesaurusPath
         rescoreByWindows = settings.rescoreByWindows
         windowScanLimit = settings.windowScanLimit
@@ -286,7 +290,8 @@ public final class SearchEngine {
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
             parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
-                                        expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction, phrases: phrases)
+                                        expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction,
+                                        bookStatistics: bookStatistics, phrases: phrases)
         }
         // Never leave the search running behind (an error in the vector half); keep its connection.
         defer { if let parallelText { textReader = parallelText.reader() } }

@@ -56,7 +56,7 @@ extension SearchEngine {
     func textSearch(_ text: String, _ concepts: [Concept], k: Int, scope: SearchScope?) throws -> ([ChunkHit], [QueryTerm]) {
         let all = Self.expanded(concepts, words: Self.plainWords(text), expansion: expansion)
         mark("expansion (\(all.count - concepts.count) terms)")
-        return (try Self.textSearch(library, all, k: k, scope: scope, commonFraction: commonFraction), QueryConcepts.terms(all))
+        return (try Self.textSearch(library, all, k: k, scope: scope, commonFraction: commonFraction, bookStatistics: bookStatistics), QueryConcepts.terms(all))
     }
 
     /// The lowercased non-CJK words of a query.
@@ -84,10 +84,27 @@ extension SearchEngine {
     /// The best `k` chunks for the concepts, score lower-is-better like bm25():
     /// bm25() when every concept is a single term, else -ib_concepts() (BM25 over
     /// concepts, see QueryConcepts).
-    static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double) throws -> [ChunkHit] {
-        let concepts = try pruneCommon(library, concepts, commonFraction: commonFraction)
+    static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double,
+                           bookStatistics: Bool = false) throws -> [ChunkHit] {
+        let (concepts, rows) = try scoredConcepts(library, concepts, scope: bookStatistics ? scope : nil, commonFraction: commonFraction)
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
-        let singleTerms = concepts.allSatisfy { $0.members.count == 1 }
-        return try library.fullTextCandidates(match: expression, concepts: singleTerms ? nil : spec, in: scope, limit: k)
+        let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
+        return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k)
+    }
+
+    /// The concepts pruned of the too common (pruneCommon) and, in a scope of a
+    /// few books, each member's documents counted there, with the scope's chunk
+    /// count for the IDF (ScopeStatistics); nil rows: the library's statistics.
+    /// `scope`: the scope whose statistics count (nil: the library's).
+    static func scoredConcepts(_ library: Library, _ concepts: [Concept], scope: SearchScope?,
+                               commonFraction: Double) throws -> (concepts: [Concept], rows: Int?) {
+        var pruned = try pruneCommon(library, concepts, commonFraction: commonFraction)
+        guard let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
+        let phrases = QueryConcepts.terms(pruned).compactMap { QueryText.matchExpression([$0]) }
+        var counts = try library.documentFrequencies(phrases: phrases, in: statistics).makeIterator()
+        for c in pruned.indices {
+            for m in pruned[c].members.indices { pruned[c].members[m].documents = counts.next() }
+        }
+        return (pruned, statistics.rows)
     }
 }

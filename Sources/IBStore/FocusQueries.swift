@@ -38,11 +38,12 @@ extension Library {
 
     /// The best `limit` chunks of `bookID` in `chunks` for an FTS5 MATCH
     /// `expression`, scored as fullTextCandidates scores them (bm25() or
-    /// -ib_concepts() with `concepts`), so the two lists' scores compare.
-    public func fullTextCandidates(match expression: String, concepts: String?, bookID: String, chunks: ClosedRange<Int>,
-                                   lastPage: Int?, limit: Int) throws -> [ChunkHit] {
+    /// -ib_concepts() with `concepts`, against `rows` chunks when given), so the
+    /// two lists' scores compare.
+    public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, bookID: String,
+                                   chunks: ClosedRange<Int>, lastPage: Int?, limit: Int) throws -> [ChunkHit] {
         guard let (low, high) = try seqRange(bookID: bookID, chunks: chunks) else { return [] }
-        let rank = concepts == nil ? "bm25(chunks_fts)" : "-ib_concepts(chunks_fts, ?6)"
+        let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?6)" : "-ib_concepts(chunks_fts, ?6, ?8)"
         let statement = try db.prepare("""
             SELECT chunks_fts.rowid, c.chunk_index, \(rank) AS s
             FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
@@ -57,6 +58,7 @@ extension Library {
         try statement.bind(5, bookID)
         if let concepts { try statement.bind(6, concepts) }
         try statement.bind(7, lastPage ?? Int(Int32.max))
+        if let rows, concepts != nil { try statement.bind(8, rows) }
         var out: [ChunkHit] = []
         while try statement.step() {
             let index = statement.int(1)

@@ -58,10 +58,12 @@ extension Library {
 
     /// The best `limit` chunks in `scope` for an FTS5 MATCH `expression`, best
     /// first, scored lower-is-better: bm25() when `concepts` is nil, else
-    /// -ib_concepts() with that specification (BM25 over groups of synonyms).
+    /// -ib_concepts() with that specification (BM25 over groups of synonyms),
+    /// its IDF counted against `rows` chunks when given (ScopeStatistics: the
+    /// specification then carries the scope's document counts).
     /// Ties go to the earlier chunk.
-    public func fullTextCandidates(match expression: String, concepts: String?, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
-        let rank = concepts == nil ? "bm25(chunks_fts)" : "-ib_concepts(chunks_fts, ?6)"
+    public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
+        let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?6)" : "-ib_concepts(chunks_fts, ?6, ?7)"
         let statement: Statement
         if let scope {
             // The seq range keeps FTS5 inside a few books' chunks (a book's
@@ -94,6 +96,7 @@ extension Library {
         try statement.bind(1, expression)
         try statement.bind(2, limit)
         if let concepts { try statement.bind(6, concepts) }
+        if let rows, concepts != nil { try statement.bind(7, rows) }
         var out: [ChunkHit] = []
         while try statement.step() {
             out.append(ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: statement.text(1),

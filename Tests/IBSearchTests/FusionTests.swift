@@ -98,3 +98,43 @@ final class AssistFusionTests: XCTestCase {
         XCTAssertEqual(SearchEngine.reorder(list, by: []).map(\.chunkIndex), [0, 1, 2, 3, 4])
     }
 }
+
+/// Each list's vote weighs by how decisive it is in this query.
+final class DecisivenessTests: XCTestCase {
+    func testAClearLeaderIsMoreDecisiveThanAnEvenTop() {
+        let leader = Standardized([14, 6.1, 6.0, 5.9, 5.8, 5.7, 5.6])
+        let even = Standardized([6.3, 6.2, 6.1, 6.0, 5.9, 1.0, 0.5])
+        XCTAssertGreaterThan(leader.decisiveness, even.decisiveness)
+        // The fourth root of the lead of the best over the fifth, in deviations.
+        XCTAssertEqual(leader.decisiveness, pow((14 - 5.8) / leader.deviation, 0.25), accuracy: 1e-12)
+        // Flat or single lists count as they always did.
+        XCTAssertEqual(Standardized([0.5, 0.5]).decisiveness, 1)
+        XCTAssertEqual(Standardized([0.5]).decisiveness, 1)
+    }
+
+    /// A text list with a clear winner lifts it past the vector list's top when
+    /// the vector list's first five are even; with a decisive vector list it does not.
+    func testTheDecisiveListDecides() {
+        let text: [(String, Double)] = [("t1", 14.0), ("t2", 6.1), ("t3", 6.0), ("t4", 5.9), ("t5", 5.8), ("t6", 5.7)]
+        func top(_ vector: [(String, Double)]) -> String {
+            let fusion = ScoreFusion(vector: vector.map(\.1), text: text.map(\.1), vectorWeight: 1.3)
+            let ids = Set(vector.map(\.0) + text.map(\.0))
+            return ids.max { a, b in
+                fusion.score(vector: vector.first { $0.0 == a }?.1, text: text.first { $0.0 == a }?.1)
+                    < fusion.score(vector: vector.first { $0.0 == b }?.1, text: text.first { $0.0 == b }?.1)
+            }!
+        }
+        XCTAssertEqual(top([("v1", 0.51), ("v2", 0.505), ("v3", 0.50), ("v4", 0.495), ("v5", 0.49), ("v6", 0.30)]), "t1")
+        XCTAssertEqual(top([("v1", 0.90), ("v2", 0.41), ("v3", 0.40), ("v4", 0.39), ("v5", 0.38), ("v6", 0.37)]), "v1")
+    }
+}
+
+final class QueryNamesTests: XCTestCase {
+    func testCapitalizedWordsInsideASentenceAreNames() {
+        XCTAssertEqual(QueryText.names("Van Helsing's reply after Mina, coming out of her trance near Galatz."),
+                       ["helsing", "mina", "galatz"])
+        // A sentence's first word may be any word.
+        XCTAssertEqual(QueryText.names("Spring comes. Then Thoreau hears the geese? Ice cracks"), ["thoreau"])
+        XCTAssertEqual(QueryText.names("where does the count keep his boxes"), [])
+    }
+}
