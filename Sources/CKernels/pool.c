@@ -4,7 +4,7 @@
 ** One token of a Whisper decoder is some thirty small products of 20 to 100
 ** microseconds each. Handing each to a thread woken through the kernel (what
 ** DispatchQueue.concurrentPerform does) costs about as much as it saves, so
-** until now a step ran on one core. Here the workers stay awake for a while
+** a step would run on one core. Here the workers stay awake for a while
 ** after each job, spinning on a generation counter, and only then sleep on it
 ** (a futex): a busy decode loop hands work over in well under a microsecond,
 ** and a process with nothing to do burns nothing after WORKER_SPIN_NS.
