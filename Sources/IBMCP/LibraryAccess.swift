@@ -186,18 +186,36 @@ final class LibraryAccess {
 
     /// ib-search's passage search: each book bounded by its reading position
     /// unless `allPages`. The records are ib-search --json's, in its order.
-    func search(_ text: String, bookIDs: [String]?, allPages: Bool, k: Int, mode: String) throws -> (results: [JSON], warnings: [String]) {
+    /// search_library: ib-search's records, each marked with the reading position
+    /// that bounded its book (`up_to_page`), `minScore` applied as --min-score is;
+    /// a hybrid search about nothing in the library returns no passage and says why.
+    func search(_ text: String, bookIDs: [String]?, allPages: Bool, k: Int, mode: String,
+                minScore: Double? = nil) throws -> (results: [JSON], warnings: [String]) {
         try guarded {
             let library = try library()
             let engine = self.engine ?? SearchEngine(library: library, modelDirectory: modelDirectory, settings: settings)
             self.engine = engine
-            if try engine.readyBooks().isEmpty {
+            let ready = try engine.readyBooks()
+            if ready.isEmpty {
                 return ([], ["the library \(path) has no books yet (add one: ib-parse FILE | ib-chunk | ib-embed | ib-index)"])
             }
+            let searchMode = SearchMode(rawValue: mode) ?? .hybrid
             let query = SearchQuery(text: text, books: bookIDs, pageLimit: allPages ? .none : .readingPosition, k: k,
-                                    mode: SearchMode(rawValue: mode) ?? .hybrid)
+                                    mode: searchMode)
             let results = try engine.search(query)
-            return (results.map { Render.json($0, explain: false) }, engine.warnings)
+            var warnings = engine.warnings
+            if minScore == nil && searchMode == .hybrid && Relevance.unrelated(results) {
+                return ([], warnings + [Relevance.unrelatedReason(override: "min_score -1000000")])
+            }
+            let boundAt = allPages ? [:] : Dictionary(ready.filter { $0.currentPage > 0 && $0.currentPage < $0.pageCount }
+                .map { ($0.id, $0.currentPage) }, uniquingKeysWith: { a, _ in a })
+            let kept = results.filter { minScore == nil || $0.score >= minScore! }
+            if kept.isEmpty, let minScore, !results.isEmpty { warnings.append("no passage scored min_score \(minScore) or more") }
+            return (kept.map { r in
+                var json = Render.json(r, explain: false)
+                if let at = boundAt[r.bookID], case .object(var o) = json { o["up_to_page"] = JSON(at); json = .object(o) }
+                return json
+            }, warnings)
         }
     }
 

@@ -14,7 +14,7 @@ enum ToolBodies {
         let bookIDs = try a.string("book").map { [try access.book($0).id] }
         let allPages = a.bool("all_pages")
         let (results, warnings) = try access.search(query, bookIDs: bookIDs, allPages: allPages, k: a.int("k") ?? 10,
-                                                    mode: a.string("mode") ?? "hybrid")
+                                                    mode: a.string("mode") ?? "hybrid", minScore: a.double("min_score"))
         return ["query": .string(query), "page_limit": allPages ? "all_pages" : "reading_position",
                 "results": .array(results), "warnings": JSON(warnings)]
     }

@@ -36,6 +36,7 @@ struct ToolArguments: Sendable {
     func string(_ key: String) -> String? { object[key]?.stringValue }
     func int(_ key: String) -> Int? { object[key]?.intValue }
     func bool(_ key: String) -> Bool { object[key]?.boolValue ?? false }
+    func double(_ key: String) -> Double? { object[key]?.doubleValue }
     func strings(_ key: String) -> [String] { object[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 }
 
@@ -58,6 +59,7 @@ enum Tools {
         ("time_label", Schema.string("Audio books: the start as h:mm:ss (m:ss under an hour), shown and cited instead of a page")),
         ("text", Schema.string("The passage", minLength: nil)),
         ("snippet", Schema.string("Part of the passage, matched words marked «like this»", minLength: nil)),
+        ("up_to_page", Schema.integer("The reading position that bounded this passage's book (absent when none did)")),
     ], required: ["rank", "score", "book_id", "title", "start_page", "end_page", "chunk_id", "text", "snippet"], closed: false)
 
     static let bookRecord = Schema.object([
@@ -106,6 +108,7 @@ enum Tools {
                 ("k", Schema.integer("How many passages (default 10)", minimum: 1, maximum: 100)),
                 ("mode", Schema.oneOf(["hybrid", "vector", "text"], "hybrid (default), vector (meaning only) or text (words only)")),
                 ("all_pages", allPagesArgument),
+                ("min_score", Schema.number("Leave out passages scoring below this (as ib-search --min-score). Without it, a hybrid search that matches no word of the query and nothing close in meaning returns no passage, with a warning saying so")),
              ], required: ["query"]),
              output: Schema.object([
                 ("query", Schema.string("The query", minLength: nil)),

@@ -195,7 +195,7 @@ public enum SearchCommand {
             let results = try engine.search(query, assistant: assistant, options: assist) { printError("\(tool): \($0)") }
             for warning in engine.warnings { printError("\(tool): \(warning)") }
             if !asJSON && !bounded.isEmpty { printError("\(tool): " + boundNote(bounded)) }
-            farOnly = minScore == nil && mode == .hybrid && unrelated(results)
+            farOnly = minScore == nil && mode == .hybrid && Relevance.unrelated(results)
             let shown = farOnly ? [] : results
             for r in shown where kept(r.score) {
                 if asJSON {
@@ -210,23 +210,8 @@ public enum SearchCommand {
         if printed == 0 && !asJSON {
             printError("\(tool): " + (kind == "chunks" ? "no passage matched" : "nothing matched")
                        + (minScore != nil ? " (with --min-score \(args.value("min-score")!))" : "")
-                       + (farOnly ? " (no passage holds a word of the query, and the nearest is far in meaning; --min-score -1000000 shows them)" : ""))
+                       + (farOnly ? " (" + Relevance.unrelatedReason(override: "--min-score -1000000") + ")" : ""))
         }
-    }
-
-    /// The closest passage's cosine below which a hybrid search that matched no
-    /// word of the query shows nothing. Measured on the 94 questions of
-    /// shared/fixtures/eval (search, search-heldout): every one has a word hit
-    /// or a passage at cosine 0.42 or more (all at 0.388 or more), so none is
-    /// dropped; queries about nothing in the books fall below it.
-    static let unrelatedCosine = 0.35
-
-    /// No result holds a word of the query and the nearest is far in meaning:
-    /// a query about nothing in the library (hybrid, without --min-score).
-    static func unrelated(_ results: [SearchResult]) -> Bool {
-        guard !results.contains(where: { $0.textRank != nil }),
-              let distance = results.compactMap(\.vectorDistance).min() else { return false }
-        return 1 - distance < unrelatedCosine
     }
 
     /// "searched 'Moby-Dick' up to p. 120 (the reading position); --all-pages searches whole books".

@@ -232,6 +232,7 @@ final class ServerTests: XCTestCase {
         XCTAssertTrue(errorText(try call("search_library", ["query": "x", "k": 0])).contains("k: must be at least 1"))
         XCTAssertTrue(errorText(try call("search_library", ["query": "x", "mode": "fuzzy"])).contains("mode: must be one of"))
         XCTAssertTrue(errorText(try call("search_library", ["query": "x", "bogus": 1])).contains("unknown property \"bogus\""))
+        XCTAssertTrue(errorText(try call("search_library", ["query": "x", "min_score": "high"])).contains("min_score: expected number"))
         XCTAssertTrue(errorText(try call("add_quote", ["text": "x", "tags": [1]])).contains("tags[0]"))
         XCTAssertTrue(errorText(try call("log_progress", ["page": 3, "pages_read": 2])).contains("only one of"))
         XCTAssertTrue(errorText(try call("get_passage", ["chunk_id": "nonsense"])).contains("BOOK_ID:INDEX"))
@@ -254,6 +255,22 @@ final class ServerTests: XCTestCase {
         let bounded = try endPages(["query": "speckled band snake", "mode": "text", "book": "Sherlock"])
         XCTAssertFalse(bounded.contains { $0 > 5 }, "\(bounded)")
         XCTAssertTrue(try endPages(["query": "speckled band snake", "mode": "text", "book": "Sherlock", "all_pages": true]).contains(6))
+        // Each passage names the reading position that bounded its book, as ib-search --json does.
+        func bounds(_ args: JSON) throws -> [Int?] {
+            try call("search_library", args)["structuredContent"]?["results"]?.arrayValue?.map { $0["up_to_page"]?.intValue } ?? []
+        }
+        let marked = try bounds(["query": "speckled band snake", "mode": "text", "book": "Sherlock"])
+        XCTAssertFalse(marked.isEmpty)
+        XCTAssertTrue(marked.allSatisfy { $0 == 5 }, "\(marked)")
+        XCTAssertTrue(try bounds(["query": "speckled band snake", "mode": "text", "book": "Sherlock", "all_pages": true])
+            .allSatisfy { $0 == nil })
+        // min_score leaves out what scores below it, and says so when nothing is left.
+        let strict = try call("search_library", ["query": "speckled band snake", "mode": "text", "min_score": 1_000_000])
+        XCTAssertEqual(strict["structuredContent"]?["results"]?.arrayValue?.count, 0)
+        XCTAssertTrue(strict["structuredContent"]?["warnings"]?.arrayValue?.contains { $0.stringValue?.contains("min_score") ?? false } ?? false,
+                      strict.serialized)
+        XCTAssertEqual(try endPages(["query": "speckled band snake", "mode": "text", "min_score": -1_000_000]).count,
+                       try endPages(["query": "speckled band snake", "mode": "text"]).count)
         // The passage itself, and neighbours, stop at the page.
         XCTAssertTrue(errorText(try call("get_passage", ["chunk_id": .string("\(holmes):3")])).contains("past the reading position"))
         let p = try call("get_passage", ["chunk_id": .string("\(holmes):2"), "context": 2])["structuredContent"]

@@ -212,6 +212,20 @@ async def main_session():
                 check(f"search_library = ib-search ({mode}: {query})", mine["results"] == theirs,
                       ([r["chunk_id"] for r in mine["results"]], [r["chunk_id"] for r in theirs]))
 
+        # a query about nothing in the library: no passage, and why (ib-search's rule); min_score as --min-score
+        off = "bitcoin gpu blockchain cryptocurrency"   # no word of it in the books ("mining" would match "mine")
+        r = structured(await client.call_tool("search_library", {"query": off}))
+        check("search_library: nothing about the query, no passage and a warning, as ib-search shows none",
+              r["results"] == [] == jsonl(run("ib-search", "--db", DB, "--json", off).stdout)
+              and any("far in meaning" in w for w in r["warnings"]), r)
+        lifted = structured(await client.call_tool("search_library", {"query": off, "min_score": -1000000}))
+        check("search_library: min_score -1000000 shows what ib-search --min-score -1000000 shows",
+              lifted["results"] == jsonl(run("ib-search", "--db", DB, "--json", "--min-score", "-1000000", off).stdout)
+              and lifted["results"] != [], [x["chunk_id"] for x in lifted["results"]])
+        high = structured(await client.call_tool("search_library", {"query": "the speckled band", "min_score": 1000000}))
+        check("search_library: min_score above every score, no passage and a warning",
+              high["results"] == [] and any("min_score" in w for w in high["warnings"]), high)
+
         # the same connection: raw bad lines, unknown methods and tools, wrong types, ambiguity
         before = counts()
         answer = await tap.raw('{"jsonrpc": "2.0", "id": 9001, "method": ')
@@ -288,9 +302,9 @@ async def main_session():
                 check(f"no spoiler: search_library ({mode}) stops at page 50", all(r["end_page"] <= 50 for r in mine if r["book_id"] == HOLMES),
                       [r["end_page"] for r in mine])
                 theirs = jsonl(run("ib-search", "--db", DB, "--json", "-k", "20", "--mode", mode, query).stdout)
-                for r in theirs:   # ib-search marks passages bounded by the reading position; the tool's results do not
-                    r.pop("up_to_page", None)
-                check(f"search_library = ib-search at a reading position ({mode}: {query})", mine == theirs)
+                check(f"search_library = ib-search at a reading position, up_to_page included ({mode}: {query})",
+                      mine == theirs and all(r.get("up_to_page") == 50 for r in mine if r["book_id"] == HOLMES),
+                      ([r.get("up_to_page") for r in mine], [r.get("up_to_page") for r in theirs]))
                 lifted = structured(await client.call_tool("search_library", {"query": query, "k": 20, "mode": mode, "all_pages": True}))
                 check(f"all_pages lifts the position ({mode}: {query})", any(r["end_page"] > 50 for r in lifted["results"]))
         with sqlite3.connect(DB) as db:
