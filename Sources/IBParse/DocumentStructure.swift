@@ -106,7 +106,7 @@ struct DocumentStructure {
             }
             var mark = StructureMark(at: unit.start, depth: depth, kind: kind, title: title.trimmingCharacters(in: "“”\""))
             if let datetime = unit.datetime.flatMap(StructureDates.normalised) {
-                mark.date = datetime
+                mark.date = StructureDates.reconciled(datetime, shown: string(unit.dateline))
                 mark.dateTo = unit.datetimeTo.flatMap(StructureDates.normalised)
             } else if let source = dateSource, let parsed = StructureDates.parse(source) {
                 date = parsed

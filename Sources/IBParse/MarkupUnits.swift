@@ -2,8 +2,9 @@
 // the DAISY z3998 vocabulary): diaries (z3998:diary, se:diary), their entries
 // (z3998:diary-entry), letters and telegrams (z3998:letter), their headers
 // (<header>), and datelines (se:diary.dateline, se:letter.dateline, with
-// <time datetime> when given). HTMLTextExtractor reports elements here as it
-// reads; the byte offsets are into its text.
+// <time datetime> when given; a <time> that opens an entry's first paragraph,
+// as in Pepys's diary, is its dateline too). HTMLTextExtractor reports
+// elements here as it reads; the byte offsets are into its text.
 
 final class MarkupUnitCollector {
     enum Kind { case diary, entry, letter, dateline }
@@ -42,6 +43,8 @@ final class MarkupUnitCollector {
     private var datelineStart: Int?
     private var datelineUnit: Int?
     private var timeAttribute: String?
+    /// A <time> opening an entry's first paragraph: where it starts, its datetime, its entry.
+    private var openingTime: (start: Int, datetime: String?, unit: Int)?
 
     static func kind(epubType: String) -> Kind? {
         let words = epubType.split(separator: " ")
@@ -80,6 +83,11 @@ final class MarkupUnitCollector {
             }
         }
         if name == "time", datelineStart != nil, let datetime { timeAttribute = datetime }
+        if name == "time", datelineStart == nil, openingTime == nil, headerStart == nil, paragraphsInUnit == 1,
+           let u = openUnits.last, units[u].kind == .entry, units[u].dateline == nil, units[u].lead == nil,
+           let p = paragraphStart, offset - p <= 2 {
+            openingTime = (offset, datetime, u)
+        }
         switch name {
         case "header" where !openUnits.isEmpty && headerStart == nil:
             headerStart = offset; headerParagraphs = []
@@ -121,6 +129,12 @@ final class MarkupUnitCollector {
         case "b", "strong":
             if let start = boldStart { lastBold = start..<offset }
             boldStart = nil
+        case "time":
+            if let t = openingTime, units[t.unit].dateline == nil {
+                units[t.unit].dateline = t.start..<offset
+                units[t.unit].datetime = t.datetime
+            }
+            openingTime = nil
         default: break
         }
         if index == datelineStackIndex, let start = datelineStart, let u = datelineUnit {

@@ -80,6 +80,44 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(beagle.dateFrom, "1832-02-29")
     }
 
+    /// Pepys as Standard Ebooks marks him: each entry an article whose first paragraph
+    /// opens with <time datetime>, datetime in the Gregorian calendar, the text in Pepys's
+    /// Julian one. The entry is dated by the day the reader sees.
+    func testEntriesDatedByAnOpeningTimeKeepTheDayShown() throws {
+        let chapter = xhtml("""
+            <section id="chapter-10" epub:type="chapter z3998:diary"><h2 epub:type="title">October 1660</h2>
+            <article epub:type="z3998:diary-entry"><p><time datetime="1660-10-11">October 1st</time>. Early to my Lord.</p></article>
+            <article epub:type="z3998:diary-entry"><p><time datetime="1660-10-17">7th (Lord’s day)</time>. To White Hall on foot.</p></article>
+            <article epub:type="z3998:diary-entry"><p>No date here, and <time datetime="1660-10-20">a time</time> later on.</p></article>
+            </section>
+            <section id="chapter-11" epub:type="chapter z3998:diary"><h2 epub:type="title">January 1660/61</h2>
+            <article epub:type="z3998:diary-entry"><p><time datetime="1661-01-11">January 1st</time>. New year.</p></article>
+            </section>
+            """)
+        let dir = TempDir()
+        let path = dir.write("p.epub", makeEPUB(chapters: [("c.xhtml", chapter)]))
+        let units = try outline(try parseFile(path).1).units
+        let entries = units.filter { $0.kind == "entry" }
+        XCTAssertEqual(entries.map(\.title), ["October 1st", "7th (Lord’s day)", "January 1st"])
+        XCTAssertEqual(entries.map(\.dateFrom), ["1660-10-01", "1660-10-07", "1661-01-01"])
+        // A <time> later in a paragraph is not the entry's date.
+        XCTAssertFalse(units.contains { $0.title == "a time" })
+    }
+
+    func testJulianDayShownIsKept() {
+        XCTAssertEqual(StructureDates.reconciled("1660-10-11", shown: "October 1st"), "1660-10-01")
+        XCTAssertEqual(StructureDates.reconciled("1661-03-03", shown: "21st"), "1661-02-21")   // across a month
+        XCTAssertEqual(StructureDates.reconciled("1750-01-11", shown: "31st"), "1749-12-31")    // 11 days, across a year
+        XCTAssertEqual(StructureDates.reconciled("1832-02-29", shown: "Feb. 29th"), "1832-02-29")  // the same day: kept
+        XCTAssertEqual(StructureDates.reconciled("1832-02-29", shown: "the 3rd"), "1832-02-29")    // no 10-12 day gap: datetime
+        XCTAssertEqual(StructureDates.reconciled("1832-02", shown: "1st"), "1832-02")
+        for ordinal in stride(from: -150_000, through: 150_000, by: 997) {
+            XCTAssertEqual(CivilDay(ordinal: ordinal).ordinal, ordinal)
+        }
+        XCTAssertEqual(CivilDay(year: 1970, month: 1, day: 1).ordinal, 0)
+        XCTAssertEqual(CivilDay(year: 2000, month: 3, day: 1).ordinal - CivilDay(year: 2000, month: 2, day: 28).ordinal, 2)
+    }
+
     func testMarkdownHeadingsGiveTheHierarchy() throws {
         let dir = TempDir()
         let path = dir.write("m.md", "# The Book\n\n## Part One\n\nText.\n\n### Chapter 1\n\nWords.\n\n### Chapter 2\n\nMore.\n\n## Part Two\n\nEnd.\n")
