@@ -7,7 +7,6 @@
 import XCTest
 import Foundation
 import IBCore
-import IBStore
 @testable import IBAsk
 import IBTestSupport
 
@@ -107,13 +106,14 @@ final class LLMProviderTests: XCTestCase {
         XCTAssertEqual(try loggedPrompts(), ["a private question"], "IB_LLM_LOG=1 lets llm log")
     }
 
-    /// The prompts in llm's log database (none when it has no database yet).
+    /// The prompts llm's own `llm logs list` shows (none before it has a database).
     func loggedPrompts() throws -> [String] {
-        let path = userPath + "/logs.db"
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        let db = try Database(path: path, readOnly: true)
-        guard try db.query("SELECT name FROM sqlite_master WHERE name = 'responses'").count == 1 else { return [] }
-        return try db.query("SELECT prompt FROM responses ORDER BY rowid").map { $0.text("prompt") ?? "" }
+        guard FileManager.default.fileExists(atPath: userPath + "/logs.db") else { return [] }
+        let llm = try XCTUnwrap(Self.llmCommand)
+        let process = try Subprocess([llm, "logs", "list", "-n", "0", "--json"], stallSeconds: 60)
+        let output = try process.readAllStdout(limit: 1 << 20)
+        XCTAssertEqual(process.wait(), 0, process.lastErrorLine ?? "")
+        return try JSON.parse(output).arrayValue?.compactMap { $0["prompt"]?.stringValue } ?? []
     }
 
     func testLLMFailingIsAProviderErrorWithItsMessage() throws {

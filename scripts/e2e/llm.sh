@@ -76,10 +76,13 @@ ok "passages in llm's prompt, the cited reply in the answer, usage from llm -u"
 stub piped "$reply"
 out=$(echo "Who is Irene Adler?" | timeout 60 "${llm_ask[@]}" --format text 2>"$tmp/err"); rc=$?
 [ $rc -eq 0 ] && [ "$out" = "$reply" ] || fail "piped question: exit $rc, out '$out': $(cat "$tmp/err")"
-logged=0; [ -f "$LLM_USER_PATH/logs.db" ] && logged=$(sqlite3 "$LLM_USER_PATH/logs.db" "SELECT count(*) FROM sqlite_master WHERE name = 'responses'")
-[ "$logged" = 0 ] || logged=$(sqlite3 "$LLM_USER_PATH/logs.db" "SELECT count(*) FROM responses")
-[ "$logged" = 0 ] || fail "llm logged $logged prompt(s) despite --no-log"
-ok "a piped question answered as text; nothing in llm's log"
+# llm's own account of its log ("No log database found" when it never logged).
+logged() { "$IB_LLM" logs list -n 0 --json 2>/dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0; }
+[ "$(logged)" = 0 ] || fail "llm logged $(logged) prompt(s) despite --no-log"
+stub logged "$reply"
+IB_LLM_LOG=1 "${llm_ask[@]}" --json "Who is Irene Adler?" >/dev/null 2>"$tmp/err" || fail "IB_LLM_LOG=1: $(cat "$tmp/err")"
+[ "$(logged)" = 1 ] || fail "IB_LLM_LOG=1: llm logged $(logged) prompts, not 1"
+ok "a piped question answered as text; nothing in llm's log unless IB_LLM_LOG=1"
 
 # 3. ib-search --expand through llm (ib-ask --search), and a summary.
 stub expand $'Irene Adler photograph\nthe woman'
