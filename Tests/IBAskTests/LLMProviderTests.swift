@@ -95,6 +95,24 @@ final class LLMProviderTests: XCTestCase {
         XCTAssertEqual(server.requests.first?.json?["model"]?.stringValue, "stub-model")
     }
 
+    func testTheAnswerStreamsAsLLMWritesIt() throws {
+        // The second half leaves the server 3 s after the first: the first must be handed on before.
+        let first = OpenAI.chunk(#"{"role":"assistant","content":"Elena kept the light "}"#)
+        let rest = [OpenAI.chunk(#"{"content":"(p. 1)."}"#), OpenAI.chunk("{}", finish: "stop"), OpenAI.done]
+        let server = try TestHTTPServer(script: [.stream(pieces: [.init(first)] + rest.enumerated().map { .init($1, delay: $0 == 0 ? 3 : 0) })])
+        defer { server.stop() }
+        let llm = try configure(server)
+        let provider = try XCTUnwrap(try llmSettings(llm).makeProvider())
+        var arrivals: [(text: String, at: Double)] = []
+        let turn = try provider.complete(ChatRequest(system: "S", messages: [.user("Q")], tools: [], toolChoice: .auto, maxTokens: 64)) {
+            arrivals.append(($0, Timestamp.monotonic()))
+        }
+        XCTAssertEqual(turn.text.trimmed, "Elena kept the light (p. 1).")
+        let sent = try XCTUnwrap(server.requests.first?.arrival)
+        let early = arrivals.filter { $0.at < sent + 2.5 }.map(\.text).joined()
+        XCTAssertTrue(early.hasPrefix("Elena kept the light"), "nothing streamed before the second half was sent: \(arrivals)")
+    }
+
     func testPromptsAreNotLoggedUnlessAsked() throws {
         let server = try TestHTTPServer(script: [OpenAI.answer(["One."]), OpenAI.answer(["Two."])])
         defer { server.stop() }
