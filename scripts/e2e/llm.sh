@@ -31,14 +31,17 @@ export IB_DB="$tmp/library.db" LLM_USER_PATH="$tmp/llm"
 mkdir -p "$LLM_USER_PATH"
 q() { sqlite3 "$IB_DB" "$1"; }
 
-# stub NAME ANSWER...: a stand-in server answering in turn, and llm's model
-# `ib-stub` pointed at it.
+# point_llm_at PORTFILE: llm's model `ib-stub` is the server's `stub-model` (waits for the file).
+point_llm_at() {
+  for _ in $(seq 100); do [ -s "$1" ] && break; sleep 0.1; done
+  printf -- '- model_id: ib-stub\n  model_name: stub-model\n  api_base: "http://127.0.0.1:%s/v1"\n' \
+    "$(cat "$1")" > "$LLM_USER_PATH/extra-openai-models.yaml"
+}
+# stub NAME ANSWER...: a stand-in server answering in turn, with llm pointed at it.
 stub() {
   local name=$1; shift
   python3 "$here/lib/stub-openai.py" "$tmp/$name" "$@" & pids+=($!)
-  for _ in $(seq 100); do [ -s "$tmp/$name/port" ] && break; sleep 0.1; done
-  printf -- '- model_id: ib-stub\n  model_name: stub-model\n  api_base: "http://127.0.0.1:%s/v1"\n' \
-    "$(cat "$tmp/$name/port")" > "$LLM_USER_PATH/extra-openai-models.yaml"
+  point_llm_at "$tmp/$name/port"
 }
 llm_ask=(ib-ask --provider llm --model ib-stub --no-expand --no-rerank)
 
@@ -111,9 +114,7 @@ ib-ask --provider llm --model no-such-model --no-expand --no-rerank "Who is Iren
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
 open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(60)' "$tmp/silent-port" & pids+=($!)
-for _ in $(seq 50); do [ -s "$tmp/silent-port" ] && break; sleep 0.1; done
-printf -- '- model_id: ib-stub\n  model_name: stub-model\n  api_base: "http://127.0.0.1:%s/v1"\n' "$(cat "$tmp/silent-port")" \
-  > "$LLM_USER_PATH/extra-openai-models.yaml"
+point_llm_at "$tmp/silent-port"
 start=$SECONDS
 "${llm_ask[@]}" --timeout 2 "Who is Irene Adler?" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 4 ] && grep -q "llm wrote nothing for 2 s (--timeout)" "$tmp/err" && [ $((SECONDS - start)) -lt 30 ] \
