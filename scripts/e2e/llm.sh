@@ -75,17 +75,22 @@ PY
 [ "$(q "SELECT count(*) FROM conversations")" = 1 ] || fail "the turn was not stored"
 ok "passages in llm's prompt, the cited reply in the answer, usage from llm -u"
 
-# 2. Questions piped on stdin, printed as text: no hang, the reply streamed; llm logged nothing.
-stub piped "$reply"
-out=$(echo "Who is Irene Adler?" | timeout 60 "${llm_ask[@]}" --format text 2>"$tmp/err"); rc=$?
-[ $rc -eq 0 ] && [ "$out" = "$reply" ] || fail "piped question: exit $rc, out '$out': $(cat "$tmp/err")"
+# 2. Questions piped on stdin, printed as text: no hang, and llm does not eat the
+# second line (its stdin is the prompt); the follow-up is rewritten first, then
+# answered with the earlier turn in the prompt. llm logged nothing.
+reply2="She kept the photograph (p. 14)."
+stub piped "$reply" "Irene Adler photograph" "$reply2"
+out=$(printf 'Who is Irene Adler?\nWhat did she keep?\n' | timeout 120 "${llm_ask[@]}" --format text 2>"$tmp/err"); rc=$?
+[ $rc -eq 0 ] && [ "$out" = "$reply"$'\n'"$reply2" ] || fail "piped questions: exit $rc, out '$out': $(cat "$tmp/err")"
+grep -q "Earlier in this conversation" "$tmp/piped/request2.json" && grep -q "What did she keep?" "$tmp/piped/request2.json" \
+  || fail "the follow-up's prompt lacks the earlier turn"
 # llm's own account of its log ("No log database found" when it never logged).
 logged() { "$IB_LLM" logs list -n 0 --json 2>/dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0; }
 [ "$(logged)" = 0 ] || fail "llm logged $(logged) prompt(s) despite --no-log"
 stub logged "$reply"
 IB_LLM_LOG=1 "${llm_ask[@]}" --json "Who is Irene Adler?" >/dev/null 2>"$tmp/err" || fail "IB_LLM_LOG=1: $(cat "$tmp/err")"
 [ "$(logged)" = 1 ] || fail "IB_LLM_LOG=1: llm logged $(logged) prompts, not 1"
-ok "a piped question answered as text; nothing in llm's log unless IB_LLM_LOG=1"
+ok "two piped questions answered as text, the second with the first as context; nothing in llm's log unless IB_LLM_LOG=1"
 
 # 3. ib-search --expand through llm (ib-ask --search), and a summary.
 stub expand $'Irene Adler photograph\nthe woman'
