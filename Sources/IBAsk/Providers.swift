@@ -30,8 +30,9 @@ public struct ProviderSettings {
     /// is `baseURL` (--base-url), else ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
     /// OLLAMA_HOST, read by ProviderEndpoint (IBCore) exactly as ib-embed reads
     /// them. Provider llm takes no address and no key (llm has its own); its
-    /// model is llm's default unless one is named. `environment` keeps a variable set but empty as "": an empty
-    /// endpoint variable is refused, any other counts as unset.
+    /// model is llm's default unless one is named. `environment` keeps a
+    /// variable set but empty as "": an empty endpoint variable is refused,
+    /// any other counts as unset.
     public static func resolve(provider flag: String?, model: String?, baseURL baseFlag: String? = nil,
                                environment raw: (String) -> String? = Config.rawEnvironment) throws(IBError) -> ProviderSettings {
         func environment(_ name: String) -> String? { raw(name).flatMap { $0.isEmpty ? nil : $0 } }

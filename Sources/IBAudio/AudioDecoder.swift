@@ -24,9 +24,10 @@ public final class AudioDecoder {
     /// Starts ffmpeg on `path`; `demuxer` as for AudioProbe.probe.
     public init(path: String, demuxer: String? = nil) throws(AudioError) {
         let forced = demuxer.map { ["-f", $0] } ?? []
-        process = try AudioTool.start(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error"] + forced + ["-i", "file:" + path, "-map", "a:0",
-                                  "-ac", "1", "-ar", String(AudioDecoder.sampleRate), "-f", "f32le", "-"],
-                                 stallSeconds: AudioDecoder.stallSeconds)
+        process = try AudioTool.start(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error"] + forced
+                                      + ["-i", "file:" + path, "-map", "a:0", "-ac", "1", "-ar", String(AudioDecoder.sampleRate),
+                                         "-f", "f32le", "-"],
+                                      stallSeconds: AudioDecoder.stallSeconds)
     }
 
     /// Seconds decoded so far.

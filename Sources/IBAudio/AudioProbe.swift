@@ -44,7 +44,7 @@ public enum AudioProbe {
     public static func probe(path: String, demuxer: String? = nil) throws(AudioError) -> AudioInfo {
         let forced = demuxer.map { ["-f", $0] } ?? []
         let process = try AudioTool.start(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-                                      "-show_chapters"] + forced + ["-i", "file:" + path], stallSeconds: stallSeconds)
+                                           "-show_chapters"] + forced + ["-i", "file:" + path], stallSeconds: stallSeconds)
         let report: [UInt8]
         do { report = try process.readAllStdout(limit: maxReportBytes) } catch { throw AudioError(error) }
         let status = process.wait()
