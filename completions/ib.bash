@@ -32,8 +32,8 @@ _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no
     "ib-search --mode") echo 'choice hybrid vector text' ;;
     "ib-search --book"|"ib-ask -b"|"ib-ask --book") echo 'book' ;;
     "ib-search --kind") echo 'choice chunks books quotes notes all' ;;
-    "ib-search --provider") echo 'choice anthropic openai ollama' ;;
-    "ib-ask --provider") echo 'choice anthropic openai ollama extractive' ;;
+    "ib-search --provider") echo 'choice anthropic openai ollama llm' ;;
+    "ib-ask --provider") echo 'choice anthropic openai ollama llm extractive' ;;
     "ib-capture --format") echo 'choice text json waybar markdown csv cards svg png' ;;
     "ib-capture --style") echo 'choice minimal serif modern literary' ;;
     *) return 1 ;;

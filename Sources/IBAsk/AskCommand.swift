@@ -24,9 +24,13 @@ public enum AskCommand {
           --page PAGE         the reader's page (label or number) instead of the stored one;
                               past the book's last page: exit 2
           --all-pages         use the whole book, ignoring the reading position (spoilers!)
-          --provider NAME     anthropic, openai, ollama or extractive (default: $IB_PROVIDER,
-                              else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive)
-          --model NAME        the provider's model (default: $IB_MODEL or the provider's default)
+          --provider NAME     anthropic, openai, ollama, llm or extractive (default: $IB_PROVIDER,
+                              else the first of ANTHROPIC_API_KEY / OPENAI_API_KEY, else extractive);
+                              llm runs Simon Willison's llm command ($IB_LLM, else llm on PATH) with
+                              its own models and keys, passages retrieved first, --no-log unless
+                              IB_LLM_LOG=1; not installed: exit 4 (pipx install llm)
+          --model NAME        the provider's model (default: $IB_MODEL or the provider's default;
+                              for llm, llm's default model)
           --base-url URL      the provider's address (default: $ANTHROPIC_BASE_URL, $OPENAI_BASE_URL
                               or $OLLAMA_HOST; read as ib-embed reads them: /v1 is added to an
                               Anthropic or OpenAI URL without a version; Ollama takes HOST,
@@ -80,7 +84,7 @@ public enum AskCommand {
     ib-search --expand and --rerank (same options and output as ib-search).
 
     Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
-    OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
+    OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_LLM, IB_LLM_LOG, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
     IB_SEARCH_WINDOW_SCAN, IB_SEARCH_SYNONYM_SCOPE (0 to 100,000,000), IB_SEARCH_SYNONYMS,
     IB_THESAURUS for its searches.
     On a terminal: the answer, streamed (--list: a line per conversation)

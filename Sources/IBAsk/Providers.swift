@@ -1,6 +1,7 @@
 // The chat providers: each turns a provider-neutral ChatRequest into its
 // API's wire format, streams the answer and parses the stream incrementally
-// (SSE for Anthropic and OpenAI, NDJSON for Ollama).
+// (SSE for Anthropic and OpenAI, NDJSON for Ollama); `llm` runs Simon
+// Willison's llm command instead (LLMProvider.swift).
 import IBCore
 import IBHTTP
 
@@ -16,16 +17,22 @@ public struct ProviderSettings {
     public var useTools: Bool = true
     /// Called before a retry sleep (for --verbose).
     public var onRetry: ((HTTPRetry) -> Void)?
+    /// Provider llm: the command ($IB_LLM, else `llm` on PATH), and whether llm may log
+    /// the prompts in its database ($IB_LLM_LOG=1; by default --no-log).
+    var llmCommand = "llm"
+    var llmKeepsLog = false
 
-    public static let names = ["anthropic", "openai", "ollama", "extractive"]
+    public static let names = ["anthropic", "openai", "ollama", "llm", "extractive"]
     public static let defaultModels = ["anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini", "ollama": "llama3.1"]
 
     /// Picks the provider: `flag`, then $IB_PROVIDER, then the first API key
     /// found (ANTHROPIC_API_KEY, OPENAI_API_KEY), else extractive. The base URL
     /// is `baseURL` (--base-url), else ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
     /// OLLAMA_HOST, read by ProviderEndpoint (IBCore) exactly as ib-embed reads
-    /// them. `environment` keeps a variable set but empty as "": an empty
-    /// endpoint variable is refused, any other counts as unset.
+    /// them. Provider llm takes no address and no key (llm has its own); its
+    /// model is llm's default unless one is named. `environment` keeps a
+    /// variable set but empty as "": an empty endpoint variable is refused,
+    /// any other counts as unset.
     public static func resolve(provider flag: String?, model: String?, baseURL baseFlag: String? = nil,
                                environment raw: (String) -> String? = Config.rawEnvironment) throws(IBError) -> ProviderSettings {
         func environment(_ name: String) -> String? { raw(name).flatMap { $0.isEmpty ? nil : $0 } }
@@ -39,7 +46,7 @@ public struct ProviderSettings {
         guard names.contains(chosen) else {
             throw IBError.usage("unknown provider '\(name!)' (choose one of \(names.joined(separator: ", ")))")
         }
-        let model = model ?? environment("IB_MODEL") ?? defaultModels[chosen] ?? Config.defaultModelName
+        let model = model ?? environment("IB_MODEL") ?? (chosen == "llm" ? "" : defaultModels[chosen] ?? Config.defaultModelName)
         switch chosen {
         case "anthropic":
             let base = try ProviderEndpoint.baseURL(.anthropic, flag: baseFlag, environment: raw)
@@ -58,6 +65,15 @@ public struct ProviderSettings {
         case "ollama":
             let base = try ProviderEndpoint.baseURL(.ollama, flag: baseFlag, environment: raw)
             return ProviderSettings(name: chosen, model: model, baseURL: base, apiKey: nil)
+        case "llm":
+            if baseFlag != nil { throw IBError.usage("--base-url needs --provider anthropic, openai or ollama (llm has its own settings)") }
+            var settings = ProviderSettings(name: chosen, model: model, baseURL: "", apiKey: nil)
+            settings.llmCommand = environment("IB_LLM") ?? "llm"
+            settings.llmKeepsLog = environment("IB_LLM_LOG") == "1"
+            guard Subprocess.find(settings.llmCommand) != nil else {
+                throw LLMProvider.notInstalled
+            }
+            return settings
         default:
             if baseFlag != nil { throw IBError.usage("--base-url needs --provider anthropic, openai or ollama") }
             return ProviderSettings(name: "extractive", model: model, baseURL: "", apiKey: nil)
@@ -76,6 +92,7 @@ public struct ProviderSettings {
         case "anthropic": return AnthropicProvider(self)
         case "openai": return OpenAIProvider(self)
         case "ollama": return OllamaProvider(self)
+        case "llm": return LLMProvider(self, executable: llmCommand, keepLog: llmKeepsLog)
         default: return nil
         }
     }

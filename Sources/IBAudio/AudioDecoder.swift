@@ -6,6 +6,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IBCore
 
 public final class AudioDecoder {
     public static let sampleRate = 16_000
@@ -23,9 +24,10 @@ public final class AudioDecoder {
     /// Starts ffmpeg on `path`; `demuxer` as for AudioProbe.probe.
     public init(path: String, demuxer: String? = nil) throws(AudioError) {
         let forced = demuxer.map { ["-f", $0] } ?? []
-        process = try Subprocess(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error"] + forced + ["-i", "file:" + path, "-map", "a:0",
-                                  "-ac", "1", "-ar", String(AudioDecoder.sampleRate), "-f", "f32le", "-"],
-                                 stallSeconds: AudioDecoder.stallSeconds).named("ffmpeg")
+        process = try AudioTool.start(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error"] + forced
+                                      + ["-i", "file:" + path, "-map", "a:0", "-ac", "1", "-ar", String(AudioDecoder.sampleRate),
+                                         "-f", "f32le", "-"],
+                                      stallSeconds: AudioDecoder.stallSeconds)
     }
 
     /// Seconds decoded so far.
@@ -37,7 +39,8 @@ public final class AudioDecoder {
         if finished { return nil }
         let wanted = maxSamples * 4
         while pending.count < wanted {
-            let n = try process.readStdout(into: &pending, upTo: wanted - pending.count)
+            let n: Int
+            do { n = try process.readStdout(into: &pending, upTo: wanted - pending.count) } catch { throw AudioError(error) }
             if n == 0 { break }
         }
         let usable = min(pending.count, wanted) & ~3

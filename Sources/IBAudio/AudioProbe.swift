@@ -43,9 +43,10 @@ public enum AudioProbe {
     /// from sniffing the file as another format.
     public static func probe(path: String, demuxer: String? = nil) throws(AudioError) -> AudioInfo {
         let forced = demuxer.map { ["-f", $0] } ?? []
-        let process = try Subprocess(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-                                      "-show_chapters"] + forced + ["-i", "file:" + path], stallSeconds: stallSeconds).named("ffprobe")
-        let report = try process.readAllStdout(limit: maxReportBytes)
+        let process = try AudioTool.start(["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams",
+                                           "-show_chapters"] + forced + ["-i", "file:" + path], stallSeconds: stallSeconds)
+        let report: [UInt8]
+        do { report = try process.readAllStdout(limit: maxReportBytes) } catch { throw AudioError(error) }
         let status = process.wait()
         if status != 0 {
             throw AudioError("not readable audio (ffprobe: \(process.lastErrorLine ?? "exit status \(status)"))")

@@ -42,7 +42,7 @@ public enum SearchCommand {
                                searches in the book's words (one a short passage that
                                would answer it); their results are fused with the question's
           --rerank             a language model orders the best 30 passages
-          --provider NAME      for --expand/--rerank: anthropic, openai or ollama
+          --provider NAME      for --expand/--rerank: anthropic, openai, ollama or llm
                                (default $IB_PROVIDER, else the first API key set)
           --model NAME         the provider's model (default $IB_MODEL or its default)
           --timeout SECONDS    the provider's idle timeout for --expand/--rerank (default 20;

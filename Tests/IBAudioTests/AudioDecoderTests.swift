@@ -13,7 +13,7 @@ final class AudioDecoderTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        guard Subprocess.find("ffmpeg") != nil, Subprocess.find("ffprobe") != nil else {
+        guard AudioTool.find("ffmpeg") != nil, AudioTool.find("ffprobe") != nil else {
             throw XCTSkip("ffmpeg is not installed (scripts/install-deps)")
         }
         var template = Array("/tmp/ib-audio-test-XXXXXX".utf8CString)

@@ -5,6 +5,8 @@ Usage: stub-openai.py FOLDER ANSWER...
 Answers the Nth POST with the Nth ANSWER (the last one again after that) as a
 streamed chat completion (SSE), saves each request body as FOLDER/requestN.json,
 writes its port to FOLDER/port, and exits after len(ANSWER) requests or 20 s idle.
+With STUB_OPENAI_USAGE=IN,OUT in the environment the stream ends with a usage
+chunk (as OpenAI sends for stream_options.include_usage).
 """
 import http.server, json, os, sys
 
@@ -25,6 +27,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
                   {"id": "c", "object": "chat.completion.chunk",
                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+        if os.environ.get("STUB_OPENAI_USAGE"):
+            prompt, completion = (int(n) for n in os.environ["STUB_OPENAI_USAGE"].split(","))
+            chunks.append({"id": "c", "object": "chat.completion.chunk", "choices": [],
+                           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                     "total_tokens": prompt + completion}})
         out = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
         data = out.encode()
         self.send_response(200)
