@@ -86,7 +86,7 @@ public enum AskCommand {
     Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
     OLLAMA_HOST, IB_PROVIDER, IB_MODEL, IB_LLM, IB_LLM_LOG, IB_DB, IB_MODEL_DIR; ib-search's IB_SEARCH_WINDOWS,
     IB_SEARCH_WINDOW_SCAN, IB_SEARCH_SYNONYM_SCOPE (0 to 100,000,000), IB_SEARCH_SYNONYMS,
-    IB_THESAURUS for its searches.
+    IB_SEARCH_BOOK_IDF_PERCENT (0 to 100), IB_THESAURUS for its searches.
     On a terminal: the answer, streamed (--list: a line per conversation)
     In a pipe: JSON Lines (one object per question; --list: one per conversation)
     Output options: --json, --format text|json

@@ -126,7 +126,7 @@ extension SearchEngine {
 
     /// The full-text list inside the focus, scored as the whole scope's list is.
     func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
-        let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: bookStatistics ? scope : nil, commonFraction: commonFraction)
+        let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
         let plain = rows == nil && pruned.allSatisfy { $0.members.count == 1 }
         var hits: [ChunkHit] = []

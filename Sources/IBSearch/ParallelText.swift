@@ -23,7 +23,7 @@ final class ParallelText: Sendable {
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
     init(path: String, reader: Handoff, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
-         scope: SearchScope?, commonFraction: Double, bookStatistics: Bool, phrases: [String]) {
+         scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String]) {
         finished.enter()
         DispatchQueue.global().async { [self] in
             defer { finished.leave() }
@@ -32,7 +32,7 @@ final class ParallelText: Sendable {
                 connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
                 let hits = try SearchEngine.textSearch(reader, all, k: k, scope: scope, commonFraction: commonFraction,
-                                                         bookStatistics: bookStatistics)
+                                                         bookShare: bookShare)
                 let quoted = try SearchEngine.phraseHits(reader, phrases, scope: scope)
                 outcome.withLock { $0 = (hits, all, quoted) }
             } catch {

@@ -18,9 +18,10 @@ import IBCore
 public struct ConceptMember: Sendable, Equatable {
     public var term: QueryTerm
     public var weight: Double
-    /// Chunks holding the term, when known (from the FTS5 vocabulary).
-    public var documents: Int? = nil
-    public init(term: QueryTerm, weight: Double, documents: Int? = nil) {
+    /// Chunks holding the term, when known (from the FTS5 vocabulary), or the
+    /// fractional count that gives ib_concepts a blended IDF (BookRarity).
+    public var documents: Double? = nil
+    public init(term: QueryTerm, weight: Double, documents: Double? = nil) {
         self.term = term; self.weight = weight; self.documents = documents
     }
 }

@@ -68,6 +68,8 @@ public enum SearchCommand {
         the file, $IB_THESAURUS or $XDG_DATA_HOME/ib/thesaurus.tsv; IB_SEARCH_SYNONYMS=0
         turns them off), each word counted once by the best of itself and its synonyms.
         Each N is a whole number from 0 to 100,000,000; anything else is exit 2.
+        In a scope of one book or a few, a word's rarity blends its rarity there and in
+        the library: IB_SEARCH_BOOK_IDF_PERCENT=P is the book's share (default 50; 0 to 100).
 
         --expand and --rerank run as ib-ask --search ARGS (the provider code lives there, so a
         plain search never loads it); a provider that fails, is slow or is not

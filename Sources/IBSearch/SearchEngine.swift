@@ -148,8 +148,9 @@ public final class SearchEngine {
     /// settings.thesaurusPath; none when it is missing or turned off). Loaded on first use.
     public lazy var thesaurus: Thesaurus? = thesaurusPath.flatMap { Thesaurus(path: $0) }
     private let thesaurusPath: String?
-    /// BM25 in a scope of a few books uses those books' statistics (SearchSettings.bookStatistics).
-    public var bookStatistics: Bool
+    /// BM25 in a scope of a few books: the share of a word's rarity that is its
+    /// rarity in those books rather than in the library (SearchSettings.bookIDFShare, BookRarity).
+    public var bookIDFShare: Double
     /// Re-score vector candidates by their window vectors (IB_SEARCH_WINDOWS=0 turns it off, for comparisons).
     public var rescoreByWindows: Bool
     /// A scope of at most this many chunks (a book or a few) has every window
@@ -200,7 +201,7 @@ public final class SearchEngine {
         self.encoder = encoder
         self.modelDirectory = modelDirectory
         expandQueries = settings.expandQueries
-        bookStatistics = settings.bookStatistics
+        bookIDFShare = settings.bookIDFShare
         thesaurusPath = settings.thesaurusPath
         rescoreByWindows = settings.rescoreByWindows
         windowScanLimit = settings.windowScanLimit
@@ -291,7 +292,7 @@ public final class SearchEngine {
         if mode == .hybrid && parallel {
             parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
                                         expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction,
-                                        bookStatistics: bookStatistics, phrases: phrases)
+                                        bookShare: bookIDFShare, phrases: phrases)
         }
         // Never leave the search running behind (an error in the vector half); keep its connection.
         defer { if let parallelText { textReader = parallelText.reader() } }

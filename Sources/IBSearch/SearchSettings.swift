@@ -8,12 +8,14 @@ import IBCore
 public struct SearchSettings: Sendable, Equatable {
     /// Full-text queries add related words from the model's vocabulary (IB_SEARCH_EXPAND=1).
     public var expandQueries = false
-    /// Experimental, off by default (IB_SEARCH_BOOK_IDF=1): BM25 in a scope of a few
-    /// books counts each word's rarity in those books (ScopeStatistics). On the readers'
-    /// set (tuning part, one book) it raised text recall@5 0.627 -> 0.649 and hybrid
-    /// 0.763 -> 0.776, but it cost the first long set's held-out part 0.728 -> 0.679
-    /// (questions there name the book's people, whose names it weighs down).
-    public var bookStatistics = false
+    /// BM25 in a scope of a few books: the share of each word's rarity (IDF) that is
+    /// its rarity in those books, the rest its rarity in the library (BookRarity).
+    /// IB_SEARCH_BOOK_IDF_PERCENT=N sets it (0: the library's alone, as before;
+    /// IB_SEARCH_BOOK_IDF=1 is 100). The book's alone raised the readers' set (tuning
+    /// part, one book) text recall@5 0.627 -> 0.649 and hybrid 0.763 -> 0.776, but
+    /// cost the first long set's held-out part 0.728 -> 0.679 (questions there name
+    /// the book's people, whose names it weighs down); half of each: see BookRarity.
+    public var bookIDFShare = 0.5
     /// Vector candidates are re-scored by their window vectors (IB_SEARCH_WINDOWS=0 turns it off).
     public var rescoreByWindows = true
     /// A scope of at most this many chunks has every window scanned (IB_SEARCH_WINDOW_SCAN=N).
@@ -46,7 +48,8 @@ public struct SearchSettings: Sendable, Equatable {
         var settings = SearchSettings()
         func limit(_ name: String) throws(IBError) -> Int? { try Arguments.environmentInt(name, min: 0, max: 100_000_000) }
         settings.expandQueries = Config.environment("IB_SEARCH_EXPAND") == "1"
-        settings.bookStatistics = Config.environment("IB_SEARCH_BOOK_IDF") == "1"
+        if Config.environment("IB_SEARCH_BOOK_IDF") == "1" { settings.bookIDFShare = 1 }
+        if let percent = try Arguments.environmentInt("IB_SEARCH_BOOK_IDF_PERCENT", min: 0, max: 100) { settings.bookIDFShare = Double(percent) / 100 }
         settings.rescoreByWindows = Config.environment("IB_SEARCH_WINDOWS") != "0"
         settings.windowScanLimit = try limit("IB_SEARCH_WINDOW_SCAN") ?? settings.windowScanLimit
         settings.synonymScopeLimit = try limit("IB_SEARCH_SYNONYM_SCOPE") ?? settings.synonymScopeLimit

@@ -37,7 +37,7 @@ extension SearchEngine {
             var members: [ConceptMember] = []
             for (i, var member) in concept.members.enumerated() {
                 let n = counts[next + i]
-                member.documents = n
+                member.documents = Double(n)
                 // The query's own term stays when the vocabulary does not know it (the
                 // tokenizer may fold it differently); a synonym the library lacks goes.
                 if i == 0 ? (total <= cap || n <= cap) : (n > 0 && (total <= cap || n <= cap)) { members.append(member) }
@@ -56,7 +56,7 @@ extension SearchEngine {
     func textSearch(_ text: String, _ concepts: [Concept], k: Int, scope: SearchScope?) throws -> ([ChunkHit], [QueryTerm]) {
         let all = Self.expanded(concepts, words: Self.plainWords(text), expansion: expansion)
         mark("expansion (\(all.count - concepts.count) terms)")
-        return (try Self.textSearch(library, all, k: k, scope: scope, commonFraction: commonFraction, bookStatistics: bookStatistics), QueryConcepts.terms(all))
+        return (try Self.textSearch(library, all, k: k, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare), QueryConcepts.terms(all))
     }
 
     /// The lowercased non-CJK words of a query.
@@ -83,27 +83,34 @@ extension SearchEngine {
 
     /// The best `k` chunks for the concepts, score lower-is-better like bm25():
     /// bm25() when every concept is a single term, else -ib_concepts() (BM25 over
-    /// concepts, see QueryConcepts).
+    /// concepts, see QueryConcepts). `bookShare`: how much of each word's rarity
+    /// is its rarity in the scope's books rather than the library's (BookRarity).
     static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double,
-                           bookStatistics: Bool = false) throws -> [ChunkHit] {
-        let (concepts, rows) = try scoredConcepts(library, concepts, scope: bookStatistics ? scope : nil, commonFraction: commonFraction)
+                           bookShare: Double = 0) throws -> [ChunkHit] {
+        let (concepts, rows) = try scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookShare)
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
         let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
         return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k)
     }
 
     /// The concepts pruned of the too common (pruneCommon) and, in a scope of a
-    /// few books, each member's documents counted there, with the scope's chunk
-    /// count for the IDF (ScopeStatistics); nil rows: the library's statistics.
-    /// `scope`: the scope whose statistics count (nil: the library's).
+    /// few books when `bookShare` > 0, each member's documents set so that its IDF
+    /// over the scope's chunk count is the blend of its rarity in those books and
+    /// in the library (BookRarity); nil rows: the library's statistics.
     static func scoredConcepts(_ library: Library, _ concepts: [Concept], scope: SearchScope?,
-                               commonFraction: Double) throws -> (concepts: [Concept], rows: Int?) {
+                               commonFraction: Double, bookShare: Double) throws -> (concepts: [Concept], rows: Int?) {
         var pruned = try pruneCommon(library, concepts, commonFraction: commonFraction)
-        guard let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
-        let phrases = QueryConcepts.terms(pruned).compactMap { QueryText.matchExpression([$0]) }
-        var counts = try library.documentFrequencies(phrases: phrases, in: statistics).makeIterator()
+        guard bookShare > 0, let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
+        let terms = QueryConcepts.terms(pruned)
+        let inBooks = try library.documentFrequencies(phrases: terms.compactMap { QueryText.matchExpression([$0]) }, in: statistics)
+        let inLibrary = bookShare < 1 ? try documentFrequencies(library, terms) : inBooks
+        let rarity = BookRarity(bookShare: bookShare, bookRows: statistics.rows, libraryRows: try library.highestChunkSeq())
+        var next = 0
         for c in pruned.indices {
-            for m in pruned[c].members.indices { pruned[c].members[m].documents = counts.next() }
+            for m in pruned[c].members.indices {
+                pruned[c].members[m].documents = rarity.documents(inBooks: inBooks[next], inLibrary: inLibrary[next])
+                next += 1
+            }
         }
         return (pruned, statistics.rows)
     }

@@ -179,10 +179,10 @@ final class ThesaurusTests: XCTestCase {
         let cases: [(SearchScope?, Bool)] = [(nil, false), (SearchScope([.init(id: id, lastPage: 2)]), false),
                                              (SearchScope([.init(id: id, lastPage: 2)]), true), (nil, false)]
         for (scope, bookStatistics) in cases {
-            let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1, bookStatistics: bookStatistics)
+            let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0)
             let phrases = ["her long tresses"]
             let parallel = ParallelText(path: library.path, reader: reader, concepts: concepts, words: [], expansion: nil, k: 5,
-                                        scope: scope, commonFraction: 0.1, bookStatistics: bookStatistics, phrases: phrases)
+                                        scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0, phrases: phrases)
             XCTAssertFalse(serial.isEmpty)
             XCTAssertEqual(parallel.wait()?.hits, serial)
             XCTAssertEqual(parallel.wait()?.quoted, try SearchEngine.phraseHits(library, phrases, scope: scope), "the quoted words, looked up there too")
@@ -194,7 +194,7 @@ final class ThesaurusTests: XCTestCase {
             reader = next
         }
         let failed = ParallelText(path: "/nonexistent/library.db", reader: Handoff(library: nil), concepts: concepts, words: [], expansion: nil, k: 5,
-                                  scope: nil, commonFraction: 0.1, bookStatistics: false, phrases: [])
+                                  scope: nil, commonFraction: 0.1, bookShare: 0, phrases: [])
         XCTAssertNil(failed.wait())
     }
 }
