@@ -31,6 +31,10 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     public var asymmetric: Set<LinearSlot> = []
     /// Kept linears run in bf16 when the CPU can (else fp32).
     public var keptInBF16 = false
+    /// Per slot: rows (tokens) whose largest |activation| is above this many times their RMS
+    /// run in fp32 (the massive activations of [CLS], [SEP] and punctuation, which one
+    /// per-token scale would leave with a few levels for every other value).
+    public var rowLimits: [LinearSlot: Float] = [:]
 
     public init() {}
 
@@ -42,13 +46,22 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     }()
 
     /// Parses items separated by ",": keep=SLOT[@LAYERS] (kept in floating point), only=SLOT[@LAYERS]
-    /// (these in int8, every other linear kept), asym=SLOT (asymmetric activations), kept=bf16|fp32;
+    /// (these in int8, every other linear kept), asym=SLOT (asymmetric activations), kept=bf16|fp32,
+    /// rows=SLOT:LIMIT (rowLimits);
     /// SLOT: query key value attn-out ffn-up ffn-down all; LAYERS: "3" or "0-5" (default all).
     /// "int8" alone is every linear in int8 with symmetric activations.
     /// For measurements (IB_INT8_PLAN); `layers` is the model's layer count.
-    public init(parsing text: String, layers: Int, name: String = "IB_INT8_PLAN") throws(IBError) {
+    public static func parse(_ text: String, layers: Int, name: String = "IB_INT8_PLAN") throws(IBError) -> Int8Plan {
+        var plan = Int8Plan()
+        try plan.add(text, layers: layers, name: name)
+        return plan
+    }
+
+    // A mutating method rather than a typed-throws initialiser: release builds of
+    // Swift 6.3.1 left rowLimits uninitialised in that initialiser (a crash on first use).
+    private mutating func add(_ text: String, layers: Int, name: String) throws(IBError) {
         func bad(_ item: Substring) -> IBError {
-            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, kept=bf16|fp32 or int8)")
+            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, kept=bf16|fp32 or int8)")
         }
         func slots(_ s: Substring) throws(IBError) -> [LinearSlot] {
             if s == "all" { return LinearSlot.allCases }
@@ -75,6 +88,10 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
                 }
             case "asym":
                 for slot in try slots(parts[1]) { asymmetric.insert(slot) }
+            case "rows":
+                let target = parts[1].split(separator: ":")
+                guard target.count == 2, let limit = Float(target[1]), limit > 1, limit.isFinite else { throw bad(item) }
+                for slot in try slots(target[0]) { rowLimits[slot] = limit }
             case "kept":
                 guard parts[1] == "bf16" || parts[1] == "fp32" else { throw bad(item) }
                 keptInBF16 = parts[1] == "bf16"
@@ -91,7 +108,8 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         let keptText = kept.sorted { ($0.layer, $0.slot.rawValue) < ($1.layer, $1.slot.rawValue) }
             .map { "keep=\($0.slot.rawValue)@\($0.layer)" }
         let asymText = asymmetric.map(\.rawValue).sorted().map { "asym=\($0)" }
-        let items = keptText + asymText + (keptInBF16 ? ["kept=bf16"] : [])
+        let rowsText = rowLimits.map { "rows=\($0.key.rawValue):\($0.value)" }.sorted()
+        let items = keptText + asymText + rowsText + (keptInBF16 ? ["kept=bf16"] : [])
         return items.isEmpty ? "int8" : items.joined(separator: ",")
     }
 }
@@ -123,6 +141,23 @@ final class Int8Weights: @unchecked Sendable {
     /// Extra ib_gemm_i8 flags for `slot`.
     func flags(_ slot: LinearSlot) -> Int32 {
         plan.asymmetric.contains(slot) ? Int32(IB_GEMM_I8_ASYMMETRIC) : 0
+    }
+
+    /// The rows of x[M, K] (row stride lda) that run in fp32 in `slot` (Int8Plan.rowLimits).
+    func fp32Rows(_ slot: LinearSlot, _ M: Int, _ K: Int, _ x: UnsafePointer<Float>, _ lda: Int) -> [Int] {
+        guard let limit = plan.rowLimits[slot] else { return [] }
+        var rows: [Int] = []
+        for m in 0..<M {
+            let row = x + m * lda
+            var peak: Float = 0, squares: Float = 0
+            for k in 0..<K {
+                let v = row[k]
+                peak = max(peak, abs(v))
+                squares += v * v
+            }
+            if peak * peak * Float(K) > limit * limit * squares { rows.append(m) }
+        }
+        return rows
     }
 
     /// ib_gemm flags for the linears kept in floating point.

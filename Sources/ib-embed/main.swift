@@ -93,7 +93,7 @@ runTool("ib-embed") {
                                         precision: precision)
         // A measurement hook (scripts/bench/int8-layers): which linears int8 keeps in floating point.
         if precision == .int8, let plan = Config.environment("IB_INT8_PLAN") {
-            native.encoder.int8Plan = try Int8Plan(parsing: plan, layers: native.encoder.config.layers)
+            native.encoder.int8Plan = try Int8Plan.parse(plan, layers: native.encoder.config.layers)
         }
         return native
     }
