@@ -38,10 +38,15 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
 
     public init() {}
 
-    /// The plan --precision int8 uses (chosen by measurement; see README "int8 embeddings").
+    /// The plan --precision int8 uses, chosen by measurement (scripts/bench/int8-layers; README
+    /// "int8 embeddings"): the feed-forward down-projections stay fp32 (their GELU inputs are the
+    /// hardest to quantise per token), every other linear's tokens with a massive activation
+    /// (max > 8 x RMS: [CLS], [SEP], punctuation) run in fp32, all activations asymmetric.
     public static let standard: Int8Plan = {
         var plan = Int8Plan()
-        plan.asymmetric = [.output]
+        for l in 0..<64 { plan.kept.insert(Linear(l, .output)) }
+        plan.asymmetric = Set(LinearSlot.allCases)
+        for slot in LinearSlot.allCases where slot != .output { plan.rowLimits[slot] = 8 }
         return plan
     }()
 
