@@ -27,6 +27,8 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     }
     /// Linears kept in floating point (bf16 where the CPU has AVX-512 BF16 and `keptInBF16`, else fp32).
     public var kept: Set<Linear> = []
+    /// Slots kept in floating point in every layer.
+    public var keptEverywhere: Set<LinearSlot> = []
     /// Slots whose activations are quantised per token asymmetrically (IB_GEMM_I8_ASYMMETRIC).
     public var asymmetric: Set<LinearSlot> = []
     /// Kept linears run in bf16 when the CPU can (else fp32).
@@ -44,7 +46,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     /// (max > 8 x RMS: [CLS], [SEP], punctuation) run in fp32, all activations asymmetric.
     public static let standard: Int8Plan = {
         var plan = Int8Plan()
-        for l in 0..<64 { plan.kept.insert(Linear(l, .output)) }
+        plan.keptEverywhere = [.output]
         plan.asymmetric = Set(LinearSlot.allCases)
         for slot in LinearSlot.allCases where slot != .output { plan.rowLimits[slot] = 8 }
         return plan
@@ -89,6 +91,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
                     range = a..<(b + 1)
                 }
                 for slot in try slots(target[0]) {
+                    if parts[0] == "keep" && target.count == 1 { keptEverywhere.insert(slot); continue }
                     for l in range { if parts[0] == "keep" { kept.insert(Linear(l, slot)) } else { only.insert(Linear(l, slot)) } }
                 }
             case "asym":
@@ -109,12 +112,18 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether layer `l`'s `slot` stays in floating point.
+    public func keeps(_ l: Int, _ slot: LinearSlot) -> Bool {
+        keptEverywhere.contains(slot) || kept.contains(Linear(l, slot))
+    }
+
     public var description: String {
         let keptText = kept.sorted { ($0.layer, $0.slot.rawValue) < ($1.layer, $1.slot.rawValue) }
             .map { "keep=\($0.slot.rawValue)@\($0.layer)" }
+        let everywhereText = keptEverywhere.map(\.rawValue).sorted().map { "keep=\($0)" }
         let asymText = asymmetric.map(\.rawValue).sorted().map { "asym=\($0)" }
         let rowsText = rowLimits.map { "rows=\($0.key.rawValue):\($0.value)" }.sorted()
-        let items = keptText + asymText + rowsText + (keptInBF16 ? ["kept=bf16"] : [])
+        let items = everywhereText + keptText + asymText + rowsText + (keptInBF16 ? ["kept=bf16"] : [])
         return items.isEmpty ? "int8" : items.joined(separator: ",")
     }
 }
@@ -133,7 +142,7 @@ final class Int8Weights: @unchecked Sendable {
                 (.attentionOut, layer.attentionOut, h, h), (.intermediate, layer.intermediate, i, h),
                 (.output, layer.output, h, i)]
             var out: [LinearSlot: Int8Matrix] = [:]
-            for (slot, affine, n, k) in all where !plan.kept.contains(.init(l, slot)) {
+            for (slot, affine, n, k) in all where !plan.keeps(l, slot) {
                 out[slot] = Int8Matrix(weight: affine.weight, outputs: n, inputs: k)
             }
             return out
