@@ -60,17 +60,21 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     /// For measurements (IB_INT8_PLAN); `layers` is the model's layer count.
     public static func parse(_ text: String, layers: Int, name: String = "IB_INT8_PLAN") throws(IBError) -> Int8Plan {
         var plan = Int8Plan()
-        try plan.add(text, layers: layers, name: name)
+        do {
+            try plan.add(text, layers: layers, name: name)
+        } catch let error as IBError {
+            throw error
+        } catch {
+            throw IBError.usage("\(name): \(error)")
+        }
         return plan
     }
 
-    // A mutating method rather than a typed-throws initialiser: release builds of
-    // Swift 6.3.1 left rowLimits uninitialised in that initialiser (a crash on first use).
-    private mutating func add(_ text: String, layers: Int, name: String) throws(IBError) {
+    private mutating func add(_ text: String, layers: Int, name: String) throws {
         func bad(_ item: Substring) -> IBError {
             IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, kept=bf16|fp32 or int8)")
         }
-        func slots(_ s: Substring) throws(IBError) -> [LinearSlot] {
+        func slots(_ s: Substring) throws -> [LinearSlot] {
             if s == "all" { return LinearSlot.allCases }
             guard let slot = LinearSlot(rawValue: String(s)) else { throw bad(s) }
             return [slot]
