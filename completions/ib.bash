@@ -25,7 +25,7 @@ _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no
     "ib-parse --model"|"ib-chunk --model-dir"|"ib-embed --model-dir"|"ib-search --model-dir"|"ib-ask --model-dir"|"ib-capture --model"|"ib-mcp --model-dir"|"ib-transcribe --model") echo 'dir' ;;
     "ib-chunk --tokenizer") echo 'choice model words' ;;
     "ib-embed --encoding") echo 'choice floats base64' ;;
-    "ib-embed --precision") echo 'choice fp32 bf16' ;;
+    "ib-embed --precision") echo 'choice fp32 bf16 int8' ;;
     "ib-embed --provider") echo 'choice native openai ollama' ;;
     "ib-embed --cache"|"ib-index --db"|"ib-search --db"|"ib-ask --db"|"ib-capture --db"|"ib-capture --image"|"ib-capture --audio"|"ib-capture -o"|"ib-capture --output"|"ib-mcp --db") echo 'file' ;;
     "ib-index --format"|"ib-search --format"|"ib-ask --format") echo 'choice text json' ;;

@@ -54,7 +54,7 @@ complete -c ib-embed -l encoding -x -a 'floats base64' -d '"floats" (default, a 
 complete -c ib-embed -l batch -x -d 'texts per forward pass (default: 8'
 complete -c ib-embed -l threads -x -d 'worker threads (default: the number of cores'
 complete -c ib-embed -l model-dir -x -a '(__fish_complete_directories)' -d 'the model folder (default: $IB_MODEL_DIR, else'
-complete -c ib-embed -l precision -x -a 'fp32 bf16' -d 'fp32 (default, same vectors as sentence-transformers)'
+complete -c ib-embed -l precision -x -a 'fp32 bf16 int8' -d 'fp32 (default, same vectors as sentence-transformers),'
 complete -c ib-embed -l verify-model -d 'check the sha256 of model.safetensors now (it is'
 complete -c ib-embed -l progress -d 'print progress (chunks/s, ETA) on stderr even when'
 complete -c ib-embed -l no-windows -d 'leave out the "windows" field (smaller records and'

@@ -17,6 +17,10 @@
  * does the same products with vpmaddwd, gives bit-identical results; the
  * scaling back to fp32 is one shared scalar epilogue.
  *
+ * Rows of A may instead be quantised asymmetrically (IB_GEMM_I8_ASYMMETRIC):
+ * codes 0..255 with the row's own integer zero point z in place of 128, so
+ * the correction is z * sum(w), just as exact.
+ *
  * Packed layout: column blocks of 16 output rows; in a block, for every 4
  * consecutive k, 16 x 4 bytes (row j's four codes at 4j): one 512-bit load
  * is the B operand of one vpdpbusd. K is padded to a multiple of 4 and N to a
@@ -27,6 +31,7 @@
 #include "ib_simd.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,20 +72,49 @@ void ib_i8_pack(const float *W, int N, int K, int8_t *packed, float *scales, int
     free(codes);
 }
 
-/* ---- activations: one scale per row, codes + 128 as bytes, zero padding to K4 ---- */
+/* ---- activations: one scale and one zero point per row, codes as bytes, padding = the zero point ----
+ * A row value a is scale * (code - zero): symmetric rows have zero 128 (code = signed code + 128),
+ * asymmetric ones the zero point that puts [min(0, min a), max(0, max a)] on 0..255. */
 
-static void quantize_rows(int M, int K, const float *A, int lda, uint8_t **codes, float **scales) {
+static void quantize_row_asymmetric(const float *a, int K, uint8_t *out, float *scale, int32_t *zero) {
+    float lo = 0, hi = 0;
+    for (int k = 0; k < K; k++) { lo = a[k] < lo ? a[k] : lo; hi = a[k] > hi ? a[k] : hi; }
+    if (!(hi - lo > 0)) {                                     /* all zero (or NaN): zero codes */
+        memset(out, 0, (size_t)K); *scale = 0; *zero = 0; return;
+    }
+    const float step = (hi - lo) / 255.0f, inverse = 255.0f / (hi - lo);
+    const float z = rintf(-lo * inverse);                     /* in [0, 255]: lo <= 0 <= hi */
+    for (int k = 0; k < K; k++) {
+        float t = rintf(a[k] * inverse) + z;
+        t = t > 255.0f ? 255.0f : t;
+        t = t < 0.0f ? 0.0f : t;
+        t = t == t ? t : z;                                   /* a NaN becomes a zero activation */
+        out[k] = (uint8_t)(int)t;
+    }
+    *scale = step;
+    *zero = (int32_t)z;
+}
+
+static void quantize_rows(int M, int K, const float *A, int lda, int asymmetric,
+                          uint8_t **codes, float **scales, int32_t **zeros) {
     const int K4 = round4(K);
     uint8_t *row_codes = ib_scratch(IB_SCRATCH_I8_CODES, (size_t)M * K4);
-    float *row_scales = ib_scratch(IB_SCRATCH_I8_SCALES, (size_t)M * sizeof(float));
+    float *row_scales = ib_scratch(IB_SCRATCH_I8_SCALES, (size_t)M * (sizeof(float) + sizeof(int32_t)));
+    int32_t *row_zeros = (int32_t *)(row_scales + M);
     for (int m = 0; m < M; m++) {
         uint8_t *out = row_codes + (size_t)m * K4;
-        ib_quantize_i8(A + (size_t)m * lda, K, (int8_t *)out, &row_scales[m]);
-        for (int k = 0; k < K; k++) out[k] ^= 0x80;          /* signed code + 128 */
-        for (int k = K; k < K4; k++) out[k] = 0x80;           /* a zero activation */
+        if (asymmetric) {
+            quantize_row_asymmetric(A + (size_t)m * lda, K, out, &row_scales[m], &row_zeros[m]);
+        } else {
+            ib_quantize_i8(A + (size_t)m * lda, K, (int8_t *)out, &row_scales[m]);
+            for (int k = 0; k < K; k++) out[k] ^= 0x80;      /* signed code + 128 */
+            row_zeros[m] = 128;
+        }
+        for (int k = K; k < K4; k++) out[k] = (uint8_t)row_zeros[m];   /* a zero activation */
     }
     *codes = row_codes;
     *scales = row_scales;
+    *zeros = row_zeros;
 }
 
 /* ---- the tiles: acc[r][c] = sum over k of (code[r][k] + 128) * w[c][k], exact ---- */
@@ -137,11 +171,11 @@ static void tile_avx2_row(int K4, const uint8_t *a, const int8_t *B, int32_t out
 
 /* ---- back to fp32: one scalar epilogue for both paths ---- */
 
-static void store_row(const int32_t *acc, int n0, int cols, float rowScale, const float *scales, const int32_t *sums,
-                      const float *bias, float *c, int flags) {
+static void store_row(const int32_t *acc, int n0, int cols, float rowScale, int32_t rowZero, const float *scales,
+                      const int32_t *sums, const float *bias, float *c, int flags) {
     for (int j = 0; j < cols; j++) {
         const int n = n0 + j;
-        float v = rowScale * scales[n] * (float)(acc[j] - 128 * sums[n]);
+        float v = rowScale * scales[n] * (float)(acc[j] - rowZero * sums[n]);
         if (bias) v += bias[n];
         c[n] = (flags & IB_GEMM_ACCUMULATE) ? c[n] + v : v;
     }
@@ -155,8 +189,8 @@ void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *pack
                 const int32_t *sums, const float *bias, float *C, int ldc, int flags) {
     if (M <= 0 || N <= 0 || K <= 0) return;
     const int K4 = round4(K), blocks = blocks_of(N);
-    uint8_t *codes; float *rowScales;
-    quantize_rows(M, K, A, lda, &codes, &rowScales);
+    uint8_t *codes; float *rowScales; int32_t *rowZeros;
+    quantize_rows(M, K, A, lda, flags & IB_GEMM_I8_ASYMMETRIC, &codes, &rowScales, &rowZeros);
     if (ib_i8_uses_vnni()) {
         int32_t acc[MR][2 * BLOCK];
         for (int m0 = 0; m0 < M; m0 += MR) {
@@ -168,7 +202,7 @@ void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *pack
                 else tile_vnni(rows, K4, codes + (size_t)m0 * K4, K4, B0, B1, acc);
                 const int n0 = b * BLOCK, cols = (N - n0 < 2 * BLOCK ? N - n0 : 2 * BLOCK);
                 for (int r = 0; r < rows; r++)
-                    store_row(acc[r], n0, cols, rowScales[m0 + r], scales, sums, bias, C + (size_t)(m0 + r) * ldc, flags);
+                    store_row(acc[r], n0, cols, rowScales[m0 + r], rowZeros[m0 + r], scales, sums, bias, C + (size_t)(m0 + r) * ldc, flags);
             }
         }
     } else {
@@ -177,7 +211,7 @@ void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *pack
             for (int b = 0; b < blocks; b++) {
                 tile_avx2_row(K4, codes + (size_t)m * K4, packed + (size_t)b * BLOCK * K4, acc);
                 const int n0 = b * BLOCK, cols = N - n0 < BLOCK ? N - n0 : BLOCK;
-                store_row(acc, n0, cols, rowScales[m], scales, sums, bias, C + (size_t)m * ldc, flags);
+                store_row(acc, n0, cols, rowScales[m], rowZeros[m], scales, sums, bias, C + (size_t)m * ldc, flags);
             }
         }
     }

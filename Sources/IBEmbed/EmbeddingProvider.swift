@@ -55,9 +55,13 @@ extension NativeProvider: WindowEmbeddingProvider {
     }
 }
 
-/// bf16 vectors differ slightly from fp32 ones, so they are cached apart.
+/// bf16 and int8 vectors differ slightly from fp32 ones, so they are cached apart.
 extension NativeProvider: EmbeddingCacheKeyed {
     public var cacheKey: String {
-        encoder.precision == .bf16 && SentenceEncoder.bf16Available ? encoder.modelID + "@bf16" : encoder.modelID
+        switch encoder.precision {
+        case .fp32: encoder.modelID
+        case .bf16: SentenceEncoder.bf16Available ? encoder.modelID + "@bf16" : encoder.modelID
+        case .int8: encoder.modelID + "@int8:" + encoder.int8Plan.description
+        }
     }
 }

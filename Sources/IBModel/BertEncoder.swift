@@ -103,9 +103,20 @@ final class Workspace {
 
 /// fp32 is exact to the reference; bf16 (opt-in) rounds the inputs of the
 /// weight products to bfloat16 on CPUs with AVX-512 BF16, about 1.5x faster,
-/// cosine to the fp32 vectors above 0.999.
-public enum Precision: String, Sendable {
-    case fp32, bf16
+/// cosine to the fp32 vectors above 0.999; int8 (opt-in) runs the weight
+/// products in int8 as Int8Plan says (Int8Weights.swift).
+public enum Precision: String, Sendable, CaseIterable {
+    case fp32, bf16, int8
+
+    /// The --precision flag's value, else $IB_PRECISION, else fp32; a bad value is a usage error naming its source.
+    public static func chosen(flag: String?) throws(IBError) -> Precision {
+        let (text, source) = flag.map { ($0, "--precision") } ?? (Config.environment("IB_PRECISION"), "IB_PRECISION")
+        guard let text else { return .fp32 }
+        guard let precision = Precision(rawValue: text) else {
+            throw IBError.usage("\(source) must be one of \(allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return precision
+    }
 }
 
 /// Every layer's weight matrices packed once for ib_gemm_packed: an encoder that
@@ -148,10 +159,40 @@ struct BertEncoder {
     var precision: Precision = .fp32
     /// The weights packed (SentenceEncoder.packWeights); nil: ib_gemm packs them per call.
     var packed: PackedWeights? = nil
+    /// The int8 linears, used when precision is .int8.
+    var int8: Int8Weights? = nil
 
-    /// x[M, K] W^T + b into out through `packedWeight` when there is one; else ib_gemm.
-    private func linear(_ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>, _ lda: Int32, _ a: Affine,
-                        _ packedWeight: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
+    /// x[M, K] W^T + b into out: in int8 when layer `l`'s `slot` has an int8 matrix, else
+    /// through `packedWeight` when there is one, else ib_gemm. `flags` says GELU or
+    /// accumulate; the precision flags are added here.
+    private func linear(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>,
+                        _ lda: Int32, _ a: Affine, _ packedWeight: UnsafePointer<Float>?,
+                        _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
+        var flags = flags
+        switch precision {
+        case .fp32: break
+        case .bf16: flags |= Int32(IB_GEMM_BF16)
+        case .int8:
+            if let int8, let matrix = int8.matrix(l, slot) {
+                let rows = int8.fp32Rows(slot, Int(M), Int(K), x, Int(lda))
+                // Those rows' outputs as they were (ACCUMULATE adds to them), then their fp32 products.
+                var input = [Float](repeating: 0, count: rows.count * Int(K))
+                var output = [Float](repeating: 0, count: rows.count * Int(N))
+                for (i, r) in rows.enumerated() {
+                    for k in 0..<Int(K) { input[i * Int(K) + k] = x[r * Int(lda) + k] }
+                    for n in 0..<Int(N) { output[i * Int(N) + n] = out[r * Int(ldc) + n] }
+                }
+                matrix.multiply(rows: Int(M), x, lda: Int(lda), bias: a.bias, out, ldc: Int(ldc),
+                                flags: flags | int8.flags(slot))
+                guard !rows.isEmpty else { return }
+                ib_gemm(Int32(rows.count), N, K, input, K, a.weight, K, a.bias, &output, N, flags)
+                for (i, r) in rows.enumerated() {
+                    for n in 0..<Int(N) { out[r * Int(ldc) + n] = output[i * Int(N) + n] }
+                }
+                return
+            }
+            flags |= int8?.keptFlags ?? 0
+        }
         if let packedWeight {
             ib_gemm_packed(M, N, K, x, lda, a.weight, packedWeight, K, a.bias, out, ldc, flags)
         } else {
@@ -175,8 +216,6 @@ struct BertEncoder {
         let x = ws.x!, q = ws.q!, k = ws.k!, v = ws.v!, context = ws.context!, ffn = ws.ffn!
         let scores = ws.scores, inverseSums = ws.inverseSums
         let T = Int32(tokens)
-        // Flags for the products with weight matrices (attention stays fp32).
-        let w32: Int32 = precision == .bf16 ? Int32(IB_GEMM_BF16) : 0
 
         // 1. Embeddings: word + token type (all 0) + position, then LayerNorm.
         ws.ids.removeAll(keepingCapacity: true); ws.positions.removeAll(keepingCapacity: true)
@@ -191,9 +230,9 @@ struct BertEncoder {
         for (l, layer) in w.layers.enumerated() {
             let p = packed?.layers[l]
             // 2. Self-attention: project to queries, keys and values ...
-            linear(T, h, h, x, h, layer.query, p?.query, q, h, w32)
-            linear(T, h, h, x, h, layer.key, p?.key, k, h, w32)
-            linear(T, h, h, x, h, layer.value, p?.value, v, h, w32)
+            linear(l, .query, T, h, h, x, h, layer.query, p?.query, q, h, 0)
+            linear(l, .key, T, h, h, x, h, layer.key, p?.key, k, h, 0)
+            linear(l, .value, T, h, h, x, h, layer.value, p?.value, v, h, 0)
             // ... then per sequence and head: softmax(q k^T / sqrt(d)) v, with the
             // softmax's division applied to the (narrower) product instead.
             var start = 0
@@ -209,11 +248,11 @@ struct BertEncoder {
                 start += length
             }
             // 3. Output projection, residual, LayerNorm: x = LN(x + context Wo^T + bo).
-            linear(T, h, h, context, h, layer.attentionOut, p?.attentionOut, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            linear(l, .attentionOut, T, h, h, context, h, layer.attentionOut, p?.attentionOut, x, h, Int32(IB_GEMM_ACCUMULATE))
             ib_layernorm(x, T, h, h, layer.attentionNorm.weight, layer.attentionNorm.bias, c.layerNormEps)
             // 4. Feed-forward: x = LN(x + GELU(x Wi^T + bi) Wo^T + bo).
-            linear(T, inter, h, x, h, layer.intermediate, p?.intermediate, ffn, inter, Int32(IB_GEMM_GELU) | w32)
-            linear(T, h, inter, ffn, inter, layer.output, p?.output, x, h, Int32(IB_GEMM_ACCUMULATE) | w32)
+            linear(l, .intermediate, T, inter, h, x, h, layer.intermediate, p?.intermediate, ffn, inter, Int32(IB_GEMM_GELU))
+            linear(l, .output, T, h, inter, ffn, inter, layer.output, p?.output, x, h, Int32(IB_GEMM_ACCUMULATE))
             ib_layernorm(x, T, h, h, layer.outputNorm.weight, layer.outputNorm.bias, c.layerNormEps)
         }
 

@@ -33,10 +33,21 @@ public final class SentenceEncoder: @unchecked Sendable {
     public var batchSize: Int
     /// Worker threads for embed().
     public var threads: Int
-    /// fp32 (default, parity with sentence-transformers) or bf16 (opt-in; fp32 where the CPU lacks AVX-512 BF16).
+    /// fp32 (default, parity with sentence-transformers), bf16 (opt-in; fp32 where the CPU
+    /// lacks AVX-512 BF16) or int8 (opt-in; quantises the weights on first use, as int8Plan says).
+    /// Not while another thread is embedding with this encoder.
     public var precision: Precision {
         get { encoder.precision }
-        set { encoder.precision = newValue }
+        set {
+            if newValue == .int8 && encoder.int8 == nil { encoder.int8 = Int8Weights(encoder.weights, config, plan: .standard) }
+            encoder.precision = newValue
+        }
+    }
+    /// Which linears int8 runs in int8 and how (Int8Plan.standard unless changed; for measurements).
+    /// Setting it re-quantises. Not while another thread is embedding with this encoder.
+    public var int8Plan: Int8Plan {
+        get { encoder.int8?.plan ?? .standard }
+        set { encoder.int8 = Int8Weights(encoder.weights, config, plan: newValue) }
     }
     /// Whether bf16 runs as bf16 here (AVX-512 BF16).
     public static var bf16Available: Bool { ib_kernels_have_bf16() != 0 }
@@ -75,10 +86,11 @@ public final class SentenceEncoder: @unchecked Sendable {
             throw IBError("\(dir)/vocab.txt has \(tokenizer.vocabulary.count) tokens but config.json says vocab_size \(config.vocabSize)")
         }
         file = try SafeTensors(path: dir + "/model.safetensors")
-        encoder = BertEncoder(config: config, weights: try BertWeights(file, config), precision: precision)
+        encoder = BertEncoder(config: config, weights: try BertWeights(file, config))
         try ModelVerification.check(file, mode: verify)
         self.batchSize = max(1, batchSize)
         self.threads = max(1, threads ?? SentenceEncoder.availableCores)
+        self.precision = precision
     }
 
     /// Packs the weight matrices once (~42 MB more memory for MiniLM), so that

@@ -27,9 +27,11 @@ Options:
   --threads N         worker threads (default: the number of cores; 1 to 256)
   --model-dir DIR     the model folder (default: $IB_MODEL_DIR, else
                       $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
-  --precision P       fp32 (default, same vectors as sentence-transformers)
-                      or bf16 (native model on AVX-512 BF16 CPUs: faster,
-                      cosine to fp32 above 0.999)
+  --precision P       fp32 (default, same vectors as sentence-transformers),
+                      bf16 (native model on AVX-512 BF16 CPUs: faster,
+                      cosine to fp32 above 0.999) or int8 (native model,
+                      int8 weight products: faster; see ib-embed(1) for
+                      its cosine to fp32); default $IB_PRECISION, else fp32
   --verify-model      check the sha256 of model.safetensors now (it is
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
@@ -83,11 +85,17 @@ runTool("ib-embed") {
               terminator: "")
         return
     }
+    let precision = try Precision.chosen(flag: args.value("precision"))
     let provider = try choice.makeProvider {
-        try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: modelDirFlag),
-                           batchSize: batch, threads: threads,
-                           verify: args.has("verify-model") ? .always : .onFirstUse,
-                           precision: try args.choice("precision", ["fp32", "bf16"]) == "bf16" ? .bf16 : .fp32)
+        let native = try NativeProvider(modelDirectory: choice.nativeModelDirectory(flag: modelDirFlag),
+                                        batchSize: batch, threads: threads,
+                                        verify: args.has("verify-model") ? .always : .onFirstUse,
+                                        precision: precision)
+        // A measurement hook (scripts/bench/int8-layers): which linears int8 keeps in floating point.
+        if precision == .int8, let plan = Config.environment("IB_INT8_PLAN") {
+            native.encoder.int8Plan = try Int8Plan.parse(plan, layers: native.encoder.config.layers)
+        }
+        return native
     }
     defer {
         if provider.truncatedCount > 0, let max = provider.maxSequenceLength {

@@ -77,6 +77,21 @@ expect_error() {
   ok "$name: $(head -1 "$tmp/e.err")"
 }
 
+# int8: close to fp32 (the cosine bar itself is Int8Tests'), IB_PRECISION chooses it, bad values are usage errors.
+ib-embed --no-cache --query "the hound of the baskervilles" > "$tmp/q32.jsonl"
+ib-embed --no-cache --precision int8 --query "the hound of the baskervilles" > "$tmp/q8.jsonl"
+IB_PRECISION=int8 ib-embed --no-cache --query "the hound of the baskervilles" > "$tmp/q8env.jsonl"
+python3 - "$tmp/q32.jsonl" "$tmp/q8.jsonl" "$tmp/q8env.jsonl" <<'PY' && ok "--precision int8 and IB_PRECISION=int8" || fail "int8 query vectors"
+import json, sys
+a, b, c = (json.loads(open(p).read())["embedding"] for p in sys.argv[1:4])
+cos = sum(x * y for x, y in zip(a, b))
+assert len(b) == 384 and 0.999 < cos < 0.9999999, cos
+assert b == c, "IB_PRECISION=int8 is --precision int8"
+PY
+expect_error "--precision int4" 2 'precision.*int8' ib-embed --precision int4 --query x
+expect_error "IB_PRECISION=int4" 2 'IB_PRECISION' env IB_PRECISION=int4 ib-embed --query x
+expect_error "bad IB_INT8_PLAN" 2 'IB_INT8_PLAN' env IB_INT8_PLAN=keep=nothing ib-embed --precision int8 --query x
+
 # 4. Bad input.
 printf '%s\n' '{"type":"chunk","book_id":"b","index":0,"start_page":1,"end_page":1}' > "$tmp/notext.jsonl"
 expect_error "chunk without text" 1 'notext.jsonl:1: .*text' ib-embed --no-cache "$tmp/notext.jsonl"

@@ -32,6 +32,7 @@ enum {
     IB_GEMM_ACCUMULATE = 2,  /* C += A*B (+ bias); default: C = A*B (+ bias) */
     IB_GEMM_GELU = 4,        /* apply GELU (exact, erf) to the result before storing; not with ACCUMULATE */
     IB_GEMM_BF16 = 8,        /* round A and B to bfloat16, accumulate in fp32 (AVX-512 BF16 CPUs; else ignored) */
+    IB_GEMM_I8_ASYMMETRIC = 16, /* ib_gemm_i8 only: each row of A over its own [min, max] in 255 steps (see there) */
 };
 
 /*
@@ -130,6 +131,9 @@ void ib_i8_pack_codes(const int8_t *codes, int N, int K, int8_t *packed, int32_t
  * quantised to int8 with its own scale, products are summed exactly in int32
  * (AVX-512 VNNI when the CPU has it, else AVX2 with identical results), then
  * scaled back. flags: IB_GEMM_ACCUMULATE or IB_GEMM_GELU. bias may be NULL.
+ * With IB_GEMM_I8_ASYMMETRIC a row of A is quantised over [min(0, min a), max(0, max a)]
+ * in 255 steps with an integer zero point instead of over [-max|a|, max|a|] in 254:
+ * about half the step for rows that are mostly of one sign (GELU outputs).
  * Uses per-thread buffers; safe to call from several threads at once. */
 void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *packed, const float *scales,
                 const int32_t *sums, const float *bias, float *C, int ldc, int flags);

@@ -1,0 +1,183 @@
+// The int8 form of a BERT encoder's linear layers (--precision int8), and the
+// plan that says which of them stay in floating point and how each one's
+// activations are quantised.
+//
+// Weights are quantised once at load, one scale per output row (Int8Matrix,
+// ~11 MB for MiniLM, a few tens of milliseconds); activations are quantised
+// per token as they come. The plan exists because the error is not spread
+// evenly: measured layer by layer (scripts/bench/int8-layers), a few linears
+// cost most of the cosine to fp32, so exactly those are kept in floating point.
+import CKernels
+import IBCore
+
+/// The six linear layers of one BERT layer, by the names plans use.
+public enum LinearSlot: String, CaseIterable, Sendable {
+    case query, key, value
+    case attentionOut = "attn-out"
+    case intermediate = "ffn-up"
+    case output = "ffn-down"
+}
+
+/// Which linears run in int8, and how.
+public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
+    public struct Linear: Hashable, Sendable {
+        public let layer: Int
+        public let slot: LinearSlot
+        public init(_ layer: Int, _ slot: LinearSlot) { self.layer = layer; self.slot = slot }
+    }
+    /// Linears kept in floating point (bf16 where the CPU has AVX-512 BF16 and `keptInBF16`, else fp32).
+    public var kept: Set<Linear> = []
+    /// Slots kept in floating point in every layer.
+    public var keptEverywhere: Set<LinearSlot> = []
+    /// Slots whose activations are quantised per token asymmetrically (IB_GEMM_I8_ASYMMETRIC).
+    public var asymmetric: Set<LinearSlot> = []
+    /// Kept linears run in bf16 when the CPU can (else fp32).
+    public var keptInBF16 = false
+    /// Per slot: rows (tokens) whose largest |activation| is above this many times their RMS
+    /// run in fp32 (the massive activations of [CLS], [SEP] and punctuation, which one
+    /// per-token scale would leave with a few levels for every other value).
+    public var rowLimits: [LinearSlot: Float] = [:]
+
+    public init() {}
+
+    /// The plan --precision int8 uses, chosen by measurement (scripts/bench/int8-layers; README
+    /// "int8 embeddings"): the feed-forward down-projections stay fp32 (their GELU inputs are the
+    /// hardest to quantise per token), every other linear's tokens with a massive activation
+    /// (max > 8 x RMS: [CLS], [SEP], punctuation) run in fp32, all activations asymmetric.
+    public static let standard: Int8Plan = {
+        var plan = Int8Plan()
+        plan.keptEverywhere = [.output]
+        plan.asymmetric = Set(LinearSlot.allCases)
+        for slot in LinearSlot.allCases where slot != .output { plan.rowLimits[slot] = 8 }
+        return plan
+    }()
+
+    /// Parses items separated by ",": keep=SLOT[@LAYERS] (kept in floating point), only=SLOT[@LAYERS]
+    /// (these in int8, every other linear kept), asym=SLOT (asymmetric activations), kept=bf16|fp32,
+    /// rows=SLOT:LIMIT (rowLimits);
+    /// SLOT: query key value attn-out ffn-up ffn-down all; LAYERS: "3" or "0-5" (default all).
+    /// "int8" alone is every linear in int8 with symmetric activations.
+    /// For measurements (IB_INT8_PLAN); `layers` is the model's layer count.
+    public static func parse(_ text: String, layers: Int, name: String = "IB_INT8_PLAN") throws(IBError) -> Int8Plan {
+        var plan = Int8Plan()
+        do {
+            try plan.add(text, layers: layers, name: name)
+        } catch let error as IBError {
+            throw error
+        } catch {
+            throw IBError.usage("\(name): \(error)")
+        }
+        return plan
+    }
+
+    private mutating func add(_ text: String, layers: Int, name: String) throws {
+        func bad(_ item: Substring) -> IBError {
+            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, kept=bf16|fp32 or int8)")
+        }
+        func slots(_ s: Substring) throws -> [LinearSlot] {
+            if s == "all" { return LinearSlot.allCases }
+            guard let slot = LinearSlot(rawValue: String(s)) else { throw bad(s) }
+            return [slot]
+        }
+        var only: Set<Linear> = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            if item == "int8" { continue }
+            guard parts.count == 2 else { throw bad(item) }
+            switch parts[0] {
+            case "keep", "only":
+                let target = parts[1].split(separator: "@", maxSplits: 1)
+                var range = 0..<layers
+                if target.count == 2 {
+                    let ends = target[1].split(separator: "-").map { Int($0) }
+                    guard let a = ends.first ?? nil, let b = ends.last ?? nil, ends.count <= 2, 0 <= a, a <= b, b < layers
+                    else { throw bad(item) }
+                    range = a..<(b + 1)
+                }
+                for slot in try slots(target[0]) {
+                    if parts[0] == "keep" && target.count == 1 { keptEverywhere.insert(slot); continue }
+                    for l in range { if parts[0] == "keep" { kept.insert(Linear(l, slot)) } else { only.insert(Linear(l, slot)) } }
+                }
+            case "asym":
+                for slot in try slots(parts[1]) { asymmetric.insert(slot) }
+            case "rows":
+                let target = parts[1].split(separator: ":")
+                guard target.count == 2, let limit = Float(target[1]), limit > 1, limit.isFinite else { throw bad(item) }
+                for slot in try slots(target[0]) { rowLimits[slot] = limit }
+            case "kept":
+                guard parts[1] == "bf16" || parts[1] == "fp32" else { throw bad(item) }
+                keptInBF16 = parts[1] == "bf16"
+            default:
+                throw bad(item)
+            }
+        }
+        if !only.isEmpty {
+            for l in 0..<layers { for slot in LinearSlot.allCases where !only.contains(Linear(l, slot)) { kept.insert(Linear(l, slot)) } }
+        }
+    }
+
+    /// Whether layer `l`'s `slot` stays in floating point.
+    public func keeps(_ l: Int, _ slot: LinearSlot) -> Bool {
+        keptEverywhere.contains(slot) || kept.contains(Linear(l, slot))
+    }
+
+    public var description: String {
+        let keptText = kept.sorted { ($0.layer, $0.slot.rawValue) < ($1.layer, $1.slot.rawValue) }
+            .map { "keep=\($0.slot.rawValue)@\($0.layer)" }
+        let everywhereText = keptEverywhere.map(\.rawValue).sorted().map { "keep=\($0)" }
+        let asymText = asymmetric.map(\.rawValue).sorted().map { "asym=\($0)" }
+        let rowsText = rowLimits.map { "rows=\($0.key.rawValue):\($0.value)" }.sorted()
+        let items = everywhereText + keptText + asymText + rowsText + (keptInBF16 ? ["kept=bf16"] : [])
+        return items.isEmpty ? "int8" : items.joined(separator: ",")
+    }
+}
+
+/// Every linear of every layer that the plan puts in int8, quantised and packed.
+final class Int8Weights: @unchecked Sendable {
+    let plan: Int8Plan
+    private let matrices: [[LinearSlot: Int8Matrix]]
+
+    init(_ w: BertWeights, _ c: BertConfig, plan: Int8Plan) {
+        let h = c.hiddenSize, i = c.intermediateSize
+        self.plan = plan
+        matrices = w.layers.enumerated().map { l, layer in
+            let all: [(LinearSlot, Affine, Int, Int)] = [
+                (.query, layer.query, h, h), (.key, layer.key, h, h), (.value, layer.value, h, h),
+                (.attentionOut, layer.attentionOut, h, h), (.intermediate, layer.intermediate, i, h),
+                (.output, layer.output, h, i)]
+            var out: [LinearSlot: Int8Matrix] = [:]
+            for (slot, affine, n, k) in all where !plan.keeps(l, slot) {
+                out[slot] = Int8Matrix(weight: affine.weight, outputs: n, inputs: k)
+            }
+            return out
+        }
+    }
+
+    /// The int8 matrix of layer `l`'s `slot`, or nil when it stays in floating point.
+    func matrix(_ l: Int, _ slot: LinearSlot) -> Int8Matrix? { matrices[l][slot] }
+
+    /// Extra ib_gemm_i8 flags for `slot`.
+    func flags(_ slot: LinearSlot) -> Int32 {
+        plan.asymmetric.contains(slot) ? Int32(IB_GEMM_I8_ASYMMETRIC) : 0
+    }
+
+    /// The rows of x[M, K] (row stride lda) that run in fp32 in `slot` (Int8Plan.rowLimits).
+    func fp32Rows(_ slot: LinearSlot, _ M: Int, _ K: Int, _ x: UnsafePointer<Float>, _ lda: Int) -> [Int] {
+        guard let limit = plan.rowLimits[slot] else { return [] }
+        var rows: [Int] = []
+        for m in 0..<M {
+            let row = x + m * lda
+            var peak: Float = 0, squares: Float = 0
+            for k in 0..<K {
+                let v = row[k]
+                peak = max(peak, abs(v))
+                squares += v * v
+            }
+            if peak * peak * Float(K) > limit * limit * squares { rows.append(m) }
+        }
+        return rows
+    }
+
+    /// ib_gemm flags for the linears kept in floating point.
+    var keptFlags: Int32 { plan.keptInBF16 ? Int32(IB_GEMM_BF16) : 0 }
+}
