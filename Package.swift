@@ -9,6 +9,20 @@ import PackageDescription
 // selected at run time, never with -march=native.
 let cKernelFlags: [CSetting] = [.unsafeFlags(["-O3", "-march=x86-64-v3", "-fno-math-errno"])]
 
+// The tools link the Swift runtime and Foundation in (as --static-swift-stdlib
+// does, but at link time only): they start without loading Swift's shared
+// libraries, run where no Swift is installed (scripts/package-deb packs them as
+// built), and the test bundle, which XCTest needs dynamic, builds in the same
+// build from the same objects.
+// Objects compiled for the shared runtime name only Foundation; its static
+// archive needs what it is built on, named here.
+let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
+                                                    "-l_FoundationCShims", "-l_FoundationCollections",
+                                                    "-lFoundationInternationalization", "-lFoundationEssentials",
+                                                    "-lswiftSynchronization"], .when(platforms: [.linux]))]
+// The tools that speak HTTP (IBHTTP) add FoundationNetworking's own C part and libcurl.
+let staticRuntimeHTTP: [LinkerSetting] = staticRuntime + [.unsafeFlags(["-l_CFURLSessionInterface", "-lcurl"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "ib",
     products: [
@@ -63,15 +77,15 @@ let package = Package(
         .target(name: "IBMCP", dependencies: ["IBCore", "IBStore", "IBSearch", "IBCapture", "IBAsk"]),
 
         // MARK: tools
-        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"]),
-        .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"]),
-        .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"]),
-        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"]),
-        .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"]),
-        .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"]),
-        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"]),
-        .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"]),
-        .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"]),
+        .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"], linkerSettings: staticRuntimeHTTP),
+        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"], linkerSettings: staticRuntimeHTTP),
+        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"], linkerSettings: staticRuntimeHTTP),
+        .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"], linkerSettings: staticRuntime),
 
         // MARK: tests
         // A real HTTP/1.1 server on 127.0.0.1 for provider and URL tests.
