@@ -8,17 +8,11 @@
 import IBCore
 
 final class LLMProvider: ConfiguredProvider {
+    /// Its command and whether llm may log come with the settings (llmCommand, llmKeepsLog).
     let settings: ProviderSettings
     var name: String { "llm" }
-    /// The llm executable: $IB_LLM, else `llm` on PATH.
-    let executable: String
-    let keepLog: Bool
 
-    init(_ settings: ProviderSettings, executable: String, keepLog: Bool) {
-        self.settings = settings
-        self.executable = executable
-        self.keepLog = keepLog
-    }
+    init(_ settings: ProviderSettings) { self.settings = settings }
 
     /// Tools need llm's Python plugins (-T): through the command line, never.
     var supportsTools: Bool { false }
@@ -29,9 +23,9 @@ final class LLMProvider: ConfiguredProvider {
 
     /// llm's arguments for `request` (the prompt itself goes on stdin).
     func arguments(_ request: ChatRequest) -> [String] {
-        var arguments = [executable, "prompt", "-s", request.system, "-u"]
+        var arguments = [settings.llmCommand, "prompt", "-s", request.system, "-u"]
         if !settings.model.isEmpty { arguments += ["-m", settings.model] }
-        if !keepLog { arguments.append("--no-log") }
+        if !settings.llmKeepsLog { arguments.append("--no-log") }
         return arguments
     }
 

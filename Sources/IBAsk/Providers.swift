@@ -92,7 +92,7 @@ public struct ProviderSettings {
         case "anthropic": return AnthropicProvider(self)
         case "openai": return OpenAIProvider(self)
         case "ollama": return OllamaProvider(self)
-        case "llm": return LLMProvider(self, executable: llmCommand, keepLog: llmKeepsLog)
+        case "llm": return LLMProvider(self)
         default: return nil
         }
     }

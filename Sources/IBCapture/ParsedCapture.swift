@@ -1,6 +1,8 @@
 // What the capture grammar makes of one line: the intent and its fields,
 // with the book as the reader wrote it (TitleMatcher resolves it later).
 
+import IBCore
+
 public struct Capture: Sendable, Equatable {
     public enum Intent: String, Sendable { case book, quote, note, question, progress, plan, unknown }
 

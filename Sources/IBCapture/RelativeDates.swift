@@ -2,6 +2,8 @@
 // ("tomorrow", "月底") or a length of time ("weeks", "个月") that a number
 // multiplies ("in 3 weeks", "三个月后").
 
+import IBCore
+
 /// A day named relative to today.
 enum RelativeDay: Sendable {
     /// n days on: "today" is 0, "tomorrow" 1.

@@ -207,15 +207,11 @@ final class LibraryAccess {
             if minScore == nil && searchMode == .hybrid && Relevance.unrelated(results) {
                 return ([], warnings + [Relevance.unrelatedReason(override: "min_score -1000000")])
             }
-            let boundAt = allPages ? [:] : Dictionary(ready.filter { $0.currentPage > 0 && $0.currentPage < $0.pageCount }
-                .map { ($0.id, $0.currentPage) }, uniquingKeysWith: { a, _ in a })
+            let boundAt = allPages ? [:] : Dictionary(ready.filter(\.isReadPartWay).map { ($0.id, $0.currentPage) },
+                                                       uniquingKeysWith: { a, _ in a })
             let kept = results.filter { minScore == nil || $0.score >= minScore! }
             if kept.isEmpty, let minScore, !results.isEmpty { warnings.append("no passage scored min_score \(minScore) or more") }
-            return (kept.map { r in
-                var json = Render.json(r, explain: false)
-                if let at = boundAt[r.bookID], case .object(var o) = json { o["up_to_page"] = JSON(at); json = .object(o) }
-                return json
-            }, warnings)
+            return (kept.map { Render.json($0, explain: false, upToPage: boundAt[$0.bookID]) }, warnings)
         }
     }
 

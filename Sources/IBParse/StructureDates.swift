@@ -108,13 +108,11 @@ enum StructureDates {
     /// day (Pepys's "October 1st" is datetime 1660-10-11); readers ask by the day they
     /// read, so when the shown day is 10 to 12 days before datetime's, that day is kept.
     static func reconciled(_ datetime: String, shown: String?) -> String {
-        let parts = datetime.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, !datetime.hasPrefix("--"), let shown,
-              let shownDay = tokens(shown).lazy.compactMap({ day($0.text) }).first, shownDay != parts[2] else { return datetime }
-        let gregorian = CivilDay(year: parts[0], month: parts[1], day: parts[2]).ordinal
+        guard !datetime.hasPrefix("--"), datetime.utf8.count == 10, let gregorian = Day(iso: datetime), let shown,
+              let shownDay = tokens(shown).lazy.compactMap({ day($0.text) }).first, shownDay != gregorian.day else { return datetime }
         for gap in 10...12 {
-            let julian = CivilDay(ordinal: gregorian - gap)
-            if julian.day == shownDay { return "\(julian.year)-\(pad(julian.month))-\(pad(julian.day))" }
+            let julian = gregorian.adding(days: -gap)
+            if julian.day == shownDay { return julian.description }
         }
         return datetime
     }
@@ -128,35 +126,5 @@ enum StructureDates {
         let lower = place.lowercased()
         if ["midnight", "noon", "morning", "evening", "night", "later", "same day", "afternoon"].contains(where: { lower.hasPrefix($0) }) { return nil }
         return place.isEmpty ? nil : place
-    }
-}
-
-/// A proleptic Gregorian date and its day number (days from 1970-01-01), for
-/// stepping a date back by days across months and years.
-struct CivilDay: Equatable {
-    var year: Int, month: Int, day: Int
-
-    init(year: Int, month: Int, day: Int) { self.year = year; self.month = month; self.day = day }
-
-    /// Day number: March-based years, so that the leap day ends a year.
-    var ordinal: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    init(ordinal: Int) {
-        let z = ordinal + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        day = dayOfYear - (153 * mp + 2) / 5 + 1
-        month = mp < 10 ? mp + 3 : mp - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 }

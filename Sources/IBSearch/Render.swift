@@ -26,7 +26,8 @@ public enum Render {
         return o
     }
 
-    public static func json(_ r: SearchResult, explain: Bool) -> JSON {
+    /// `upToPage`: the reading position that bounded the result's book, shown as "up_to_page".
+    public static func json(_ r: SearchResult, explain: Bool, upToPage: Int? = nil) -> JSON {
         var o = resultHeader(kind: "chunk", rank: r.rank, score: r.score, bookID: r.bookID, title: r.title)
         o["start_page"] = JSON(r.startPage)
         o["end_page"] = JSON(r.endPage)
@@ -55,6 +56,7 @@ public enum Render {
             o["bm25"] = r.bm25.map { .number(rounded($0)) } ?? .null
             o["fused_score"] = r.fusedScore.map { .number(rounded($0)) } ?? .null
         }
+        if let upToPage { o["up_to_page"] = JSON(upToPage) }
         return .object(o)
     }
 

@@ -163,7 +163,7 @@ public enum SearchCommand {
         // Books read part-way whose reading position bounds this search (none with --page or --all-pages).
         let searched = Set(books ?? ready.map(\.id))
         let bounded = pageLimit != .readingPosition ? [] : ready.filter {
-            searched.contains($0.id) && $0.currentPage > 0 && $0.currentPage < $0.pageCount
+            searched.contains($0.id) && $0.isReadPartWay
         }
         let boundAt = Dictionary(bounded.map { ($0.id, $0.currentPage) }, uniquingKeysWith: { a, _ in a })
         var printed = 0
@@ -201,9 +201,7 @@ public enum SearchCommand {
             let shown = farOnly ? [] : results
             for r in shown where kept(r.score) {
                 if asJSON {
-                    var json = Render.json(r, explain: explain)
-                    if let at = boundAt[r.bookID], case .object(var o) = json { o["up_to_page"] = JSON(at); json = .object(o) }
-                    out.writeJSON(json)
+                    out.writeJSON(Render.json(r, explain: explain, upToPage: boundAt[r.bookID]))
                 } else {
                     out.write(Render.terminal(r, explain: explain, bold: bold))
                 }

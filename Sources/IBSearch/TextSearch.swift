@@ -103,7 +103,10 @@ extension SearchEngine {
         guard bookShare > 0, let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
         let terms = QueryConcepts.terms(pruned)
         let inBooks = try library.documentFrequencies(phrases: terms.compactMap { QueryText.matchExpression([$0]) }, in: statistics)
-        let inLibrary = bookShare < 1 ? try documentFrequencies(library, terms) : inBooks
+        // The library's counts: pruneCommon has them on every member unless it had nothing to prune.
+        let known = pruned.flatMap { $0.members.compactMap(\.documents) }
+        let inLibrary = bookShare >= 1 ? inBooks
+            : known.count == terms.count ? known.map { Int($0) } : try documentFrequencies(library, terms)
         let rarity = BookRarity(bookShare: bookShare, bookRows: statistics.rows, libraryRows: try library.highestChunkSeq())
         var next = 0
         for c in pruned.indices {

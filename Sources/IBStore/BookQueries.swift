@@ -14,6 +14,8 @@ public struct BookSummary: Sendable, Equatable {
     public init(id: String, title: String, authors: [String], currentPage: Int, pageCount: Int) {
         self.id = id; self.title = title; self.authors = authors; self.currentPage = currentPage; self.pageCount = pageCount
     }
+    /// Read part-way: a search bounded by the reading position stops inside this book.
+    public var isReadPartWay: Bool { currentPage > 0 && currentPage < pageCount }
 }
 
 extension Library {

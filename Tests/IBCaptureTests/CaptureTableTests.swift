@@ -2,6 +2,7 @@
 // missing pages, ambiguity and nonsense), each with its expected parse.
 // `today` is Sunday 2026-11-22 for every relative date.
 import XCTest
+import IBCore
 @testable import IBCapture
 
 final class CaptureTableTests: XCTestCase {

@@ -1,7 +1,6 @@
 // A calendar day without Foundation: civil-date arithmetic (proleptic
-// Gregorian), today in local time or UTC, ISO-8601 text.
-import IBCore
-
+// Gregorian), today in local time or UTC, ISO-8601 text. Capture's dates and
+// plans, and the parser's diary dates, count days with it.
 #if canImport(Glibc)
 import Glibc
 #endif
