@@ -20,6 +20,14 @@ public enum Timestamp {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// The calling thread's CPU time in seconds: what a phase cost, apart from
+    /// the time other processes took the core (benchmarks on a busy machine).
+    public static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// `2026-11-22T04:05:06Z` (or with milliseconds).
     public static func iso8601(_ seconds: Double = now(), fractional: Bool = false) -> String {
         var t = time_t(seconds.rounded(.down))

@@ -7,6 +7,7 @@
 // Sendable values, its result crosses threads through a Mutex, and the
 // compiler checks both.
 import Dispatch
+import IBCore
 import IBStore
 import Synchronization
 
@@ -19,6 +20,8 @@ final class ParallelText: Sendable {
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
     private let connection = Mutex<Handoff>(Handoff(library: nil))
+    /// The worker's wall and CPU seconds (IB_SEARCH_TIMING reports them).
+    private let spent = Mutex<(wall: Double, cpu: Double)>((0, 0))
 
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
@@ -26,7 +29,11 @@ final class ParallelText: Sendable {
          scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String]) {
         finished.enter()
         DispatchQueue.global().async { [self] in
-            defer { finished.leave() }
+            let start = (wall: Timestamp.monotonic(), cpu: Timestamp.threadCPU())
+            defer {
+                spent.withLock { $0 = (Timestamp.monotonic() - start.wall, Timestamp.threadCPU() - start.cpu) }
+                finished.leave()
+            }
             do {
                 let reader = try reader.library ?? Library.openForReading(path: path)
                 connection.withLock { $0 = Handoff(library: reader) }
@@ -45,6 +52,12 @@ final class ParallelText: Sendable {
     func wait() -> Outcome? {
         finished.wait()
         return outcome.withLock { $0 }
+    }
+
+    /// What the worker spent, once the search is done: wall and CPU seconds.
+    func cost() -> (wall: Double, cpu: Double) {
+        finished.wait()
+        return spent.withLock { $0 }
     }
 
     /// The read connection, for the next search, once the search is done.

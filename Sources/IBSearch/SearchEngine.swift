@@ -255,11 +255,14 @@ public final class SearchEngine {
 
     /// IB_SEARCH_TIMING=1: phase times on stderr (for benchmarks).
     let timing: Bool
-    private var lastMark = Timestamp.monotonic()
+    private var lastMark = (wall: Timestamp.monotonic(), cpu: Timestamp.threadCPU())
+    /// "ib-search timing: PHASE W ms (cpu C ms)": the wall time since the last
+    /// mark and this thread's CPU time in it.
     func mark(_ what: String) {
         guard timing else { return }
-        let now = Timestamp.monotonic()
-        printError("ib-search timing: \(what) \(Int(((now - lastMark) * 1e4).rounded()) / 10) ms")
+        let now = (wall: Timestamp.monotonic(), cpu: Timestamp.threadCPU())
+        func ms(_ seconds: Double) -> String { String(Double(Int((seconds * 1e4).rounded())) / 10) }
+        printError("ib-search timing: \(what) \(ms(now.wall - lastMark.wall)) ms (cpu \(ms(now.cpu - lastMark.cpu)) ms)")
         lastMark = now
     }
 
@@ -311,7 +314,9 @@ public final class SearchEngine {
             textHits = parallelResult.hits
             snippetTerms = QueryConcepts.terms(parallelResult.concepts)
             quoted = parallelResult.quoted
-            mark("fts (parallel)")
+            if timing, let spent = parallelText?.cost() {
+                mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms)")
+            }
         } else if mode != .vector {
             // Not in parallel, or the parallel half failed: on this connection.
             (textHits, snippetTerms) = try textSearch(query.text, concepts, k: mode == .text ? query.k : depth, scope: scope)

@@ -25,7 +25,7 @@ extension SearchEngine {
     /// almost no weight (FTS5 clamps a term's IDF near 0 once it is in half of the
     /// documents), but scoring their postings is what costs time in a large library.
     static func pruneCommon(_ library: Library, _ concepts: [Concept], commonFraction: Double) throws -> [Concept] {
-        let total = try library.highestChunkSeq()   // about the number of chunks
+        let total = try library.chunkTotal()
         let cap = max(2_000, Int(Double(total) * commonFraction))
         // Nothing to prune in a small library without synonyms: skip the lookups.
         if total <= cap && concepts.allSatisfy({ $0.members.count == 1 }) { return concepts }
@@ -107,7 +107,7 @@ extension SearchEngine {
         let known = pruned.flatMap { $0.members.compactMap(\.documents) }
         let inLibrary = bookShare >= 1 ? inBooks
             : known.count == terms.count ? known.map { Int($0) } : try documentFrequencies(library, terms)
-        let rarity = BookRarity(bookShare: bookShare, bookRows: statistics.rows, libraryRows: try library.highestChunkSeq())
+        let rarity = BookRarity(bookShare: bookShare, bookRows: statistics.rows, libraryRows: try library.chunkTotal())
         var next = 0
         for c in pruned.indices {
             for m in pruned[c].members.indices {

@@ -42,6 +42,22 @@ extension LibraryTests {
         XCTAssertEqual(try library.documentFrequencies([("plain", false), ("word", true), ("other", false)]), [0, 10, 10])
     }
 
+    /// The N of BM25's rarity is the number of chunks, after books come and go
+    /// (the highest seq, used before, stayed at 20 here while 10 were left).
+    func testChunkTotalCountsChunksAfterAReplaceAndADelete() throws {
+        let first = Self.book(1), second = Self.book(2, text: "other words")
+        try store(first)
+        let library = try Library.open(path: dbPath)
+        XCTAssertEqual(try library.chunkTotal(), 10)
+        _ = try store(second)
+        XCTAssertEqual(try library.chunkTotal(), 20, "another connection's book is counted")
+        _ = try store(Self.book(1, chunks: 6), replace: true)
+        XCTAssertEqual(try library.chunkTotal(), 16)
+        _ = try library.delete(bookID: bookID(second))
+        XCTAssertEqual(try library.chunkTotal(), 6)
+        XCTAssertGreaterThan(try library.db.scalarInt("SELECT max(seq) FROM chunks") ?? 0, 6)
+    }
+
     func testAChunkRefNamesOneChunk() throws {
         let records = Self.book(1)
         try store(records)
