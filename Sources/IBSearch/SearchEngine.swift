@@ -27,7 +27,7 @@
 //    QueryConcepts and Thesaurus);
 //  - hybrid (default): both lists, `candidates` deep, fused by score: each
 //    list's scores (cosine; -bm25) standardized over the list, the vector's
-//    weighted 1.3, each list's part by how decisive it is in the query, a
+//    weighted 1.3 (IB_SEARCH_VECTOR_PERCENT), each list's part by how decisive it is in the query, a
 //    chunk missing from a list taking that list's lowest (see Standardized).
 //    --rrf-k K fuses by reciprocal rank instead.
 //
@@ -127,8 +127,8 @@ public final class SearchEngine {
     /// Hybrid fusion: nil (the default) fuses standardized scores (see Standardized);
     /// a number fuses by reciprocal rank with this k (--rrf-k, for comparisons).
     public var rrfK: Double? = nil
-    /// The vector list's weight against the text list's (1) in score fusion.
-    public var vectorWeight: Double = 1.3
+    /// The vector list's weight against the text list's (1) in score fusion (SearchSettings.vectorWeight).
+    public var vectorWeight: Double
     /// Text search ignores a query term found in more than this fraction of all chunks (when rarer terms remain).
     public var commonFraction: Double = 0.1
     /// Experimental, off by default (IB_SEARCH_EXPAND=1 turns it on): full-text queries add
@@ -208,6 +208,7 @@ public final class SearchEngine {
         synonymScopeLimit = settings.synonymScopeLimit
         parallel = settings.parallel
         focusWeight = settings.focusWeight
+        vectorWeight = settings.vectorWeight
         timing = settings.timing
         modelDirectoryChosen = settings.modelDirectoryChosen
     }

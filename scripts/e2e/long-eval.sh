@@ -18,5 +18,10 @@ fi
 # The readers' set: questions naming when and where, on Dracula, Hamlet, the
 # Voyage of the Beagle and Walden, in a library of all eight long books (the
 # first four re-embedded from ib-embed's cache).
-"$root/scripts/eval/long" --set reader --check "$root/shared/fixtures/eval/reader/floors.json" || { echo "FAIL: readers' evaluation"; exit 1; }
+eight=$(mktemp -d)
+trap 'rm -rf "$eight"' EXIT
+"$root/scripts/eval/long" --set reader --db "$eight/library.db" --check "$root/shared/fixtures/eval/reader/floors.json" || { echo "FAIL: readers' evaluation"; exit 1; }
+# The second readers' set (the first set's four books, asked the readers' way),
+# in the same library; search only (ib-ask is gated by the two sets above).
+"$root/scripts/eval/long" --set reader2 --db "$eight/library.db" --no-ask --check "$root/shared/fixtures/eval/reader2/floors.json" || { echo "FAIL: second readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"
