@@ -152,6 +152,16 @@ extension SearchEngine {
         return phrases.map { QueryText.words($0).map(\.text).joined(separator: " ") }.filter { !$0.isEmpty }
     }
 
+    /// `phrases` without those that are a section's title in the searched books
+    /// (StructureFocus.titled): a reader who quotes "The Pequod Meets the Virgin"
+    /// names a chapter, not a line, and the chunk holding its heading is no answer.
+    func phrasesNamingNoSection(_ phrases: [String], scope: SearchScope?) throws -> [String] {
+        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        guard !phrases.isEmpty, books.count <= Self.structureBookLimit else { return phrases }
+        let units = try books.map { try structure($0) }
+        return phrases.filter { phrase in units.allSatisfy { StructureFocus.titled(phrase, in: $0).isEmpty } }
+    }
+
     /// The chunks holding any of `phrases` (quotedPhrases), at most 10 a phrase.
     static func phraseHits(_ library: Library, _ phrases: [String], scope: SearchScope?) throws -> Set<ChunkRef> {
         var found = Set<ChunkRef>()

@@ -39,8 +39,11 @@ public struct QueryReferences: Sendable, Equatable {
     public var position: ClosedRange<Double>? = nil
     /// Runs of words the question quotes exactly, in double quotation marks.
     public var phrases: [String] = []
+    /// Quoted runs that may be a section's title ("In 'The Candles'", "in
+    /// \u{201C}Economy\u{201D}"): in single or double quotation marks, one to eight words.
+    public var quotedTitles: [String] = []
 
-    public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty }
+    public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty && quotedTitles.isEmpty }
 
     /// The words that name a kind of part, and the kind each names.
     static let partKinds: [String: String] = [
@@ -62,6 +65,7 @@ public struct QueryReferences: Sendable, Equatable {
     public static func parse(_ text: String) -> QueryReferences {
         var out = QueryReferences()
         out.phrases = quotedPhrases(text)
+        out.quotedTitles = quotedRuns(text, maxWords: 8)
         let words = tokens(text)
         var i = 0
         var path: [PartStep] = []
@@ -102,6 +106,34 @@ public struct QueryReferences: Sendable, Equatable {
             }
         }
         if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// Text between quotation marks, single or double, straight or curly, of one
+    /// to `maxWords` words. A quote opens after a space, an opening bracket or the
+    /// start, and closes before a space, punctuation or the end, so the
+    /// apostrophes of "Hamlet's" and "don't" open and close nothing.
+    static func quotedRuns(_ text: String, maxWords: Int) -> [String] {
+        let opening: Set<Character> = ["\"", "'", "\u{201C}", "\u{2018}"]
+        let closing: [Character: Set<Character>] = ["\"": ["\""], "'": ["'"], "\u{201C}": ["\u{201D}", "\""], "\u{2018}": ["\u{2019}", "'"]]
+        let chars = Array(text)
+        var out: [String] = []
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            let opens = opening.contains(c) && (i == 0 || chars[i - 1] == " " || chars[i - 1] == "(" || chars[i - 1] == "[")
+            guard opens, let ends = closing[c] else { i += 1; continue }
+            var j = i + 1
+            while j < chars.count {
+                if ends.contains(chars[j]), j + 1 == chars.count || !(chars[j + 1].isLetter || chars[j + 1].isNumber) { break }
+                j += 1
+            }
+            guard j < chars.count else { break }
+            let run = TextClasses.trim(String(chars[(i + 1)..<j]))
+            let count = run.split(whereSeparator: { $0 == " " }).count
+            if count >= 1 && count <= maxWords { out.append(run) }
+            i = j + 1
+        }
         return out
     }
 

@@ -291,7 +291,8 @@ public final class SearchEngine {
         // while this one embeds the query and scans the vectors.
         // The words the reader quotes are looked up there too (hybrid and text modes).
         let references = QueryReferences.parse(query.focusText ?? query.text)
-        let phrases = mode == .vector || (mode == .hybrid && phraseWeight <= 0) ? [] : Self.quotedPhrases(query.text, references: references)
+        var phrases = mode == .vector || (mode == .hybrid && phraseWeight <= 0) ? [] : Self.quotedPhrases(query.text, references: references)
+        if !references.phrases.isEmpty { phrases = try phrasesNamingNoSection(phrases, scope: scope) }
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
             parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),

@@ -114,6 +114,9 @@ public enum StructureFocus {
         for (_, matched) in titleMatches(locatingWords(words), units: units) {
             add(innermost(matched), strength: titleWordStrength)
         }
+        for title in references.quotedTitles {
+            add(innermost(units.values.flatMap { titled(title, in: $0) }), strength: partStrength)
+        }
         if let position = references.position {
             // Within the parts named ("the end of chapter 3"), else within each book.
             let spans = partRanges.isEmpty ? chunkCounts.filter { $0.value > 0 }.map { ($0.key, 0...($0.value - 1)) } : partRanges
@@ -271,12 +274,26 @@ public enum StructureFocus {
             .map(QueryText.stem))
     }
 
+    /// The units whose title holds every word of `quoted` that may name one
+    /// (titleWords): a quoted title names its section as surely as its number
+    /// ("In 'The Pequod Meets the Virgin'" is chapter LXXXI, where the word after
+    /// "in" alone, "Pequod", is in nine chapters' titles). A quoted line of the
+    /// text holds words no title has, and matches none.
+    static func titled(_ quoted: String, in book: [SearchSection]) -> [SearchSection] {
+        let asked = titleWords(QueryText.words(quoted).filter { !$0.cjk }.map { $0.text.lowercased() })
+        guard !asked.isEmpty else { return [] }
+        return book.filter { unit in
+            let words = Set(QueryText.words(unit.title).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+            return asked.isSubset(of: words)
+        }
+    }
+
     /// Whether a question can point anywhere: it names a date, a part or a
     /// position, or places the moment with a word a title may hold. A question
     /// that cannot is never focused, and its books' structure is not read.
     static func mayLocate(_ references: QueryReferences, words: [String]) -> Bool {
         !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
-            || !titleWords(locatingWords(words)).isEmpty
+            || !references.quotedTitles.isEmpty || !titleWords(locatingWords(words)).isEmpty
     }
 
     /// The question's words found in section titles, voices or places, each with the

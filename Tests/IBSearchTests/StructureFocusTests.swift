@@ -40,6 +40,22 @@ final class StructureFocusTests: XCTestCase {
                               units: ["b": units], chunkCounts: ["b": chunks])
     }
 
+    /// A quoted title names its chapter, though its first word is in many titles;
+    /// a quoted line of the text, or apostrophes, name none.
+    func testQuotedTitlesNameTheirChapter() {
+        let titles = ["The Pequod Meets the Albatross", "The Cassock", "The Pequod Meets the Virgin", "The Candles",
+                      "The Pequod Meets the Rose-Bud", "Stubb’s Supper", "The Pequod Meets the Rachel", "Loomings"]
+        let chapters = titles.enumerated().map { unit($0.offset, kind: "chapter", number: $0.offset + 1,
+                                                      title: "\($0.offset + 1): \($0.element)", chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        let r = ranges("In 'The Pequod Meets the Virgin', the sickly old whale trailing the herd", chapters, chunks: 400)
+        XCTAssertEqual(r.filter { $0.weight > 0.9 }.map(\.chunks), [20...29], "the quoted title, at a part's strength")
+        XCTAssertEqual(ranges("in \u{2018}The Candles\u{2019}, Starbuck reads omens", chapters, chunks: 400).filter { $0.weight > 0.9 }.map(\.chunks), [30...39])
+        XCTAssertEqual(ranges("Stubb's supper and the cook's sermon", chapters, chunks: 400).filter { $0.weight > 0.9 }, [])
+        XCTAssertEqual(ranges("where he says \"the whale is a mammal\"", chapters, chunks: 400), [])
+        XCTAssertEqual(QueryReferences.parse("In 'Steel and Iron', George's brother's works, don't").quotedTitles, ["Steel and Iron"])
+        XCTAssertEqual(QueryReferences.parse("\u{201C}Economy\u{201D} and \"The Bean-Field\"").quotedTitles, ["Economy", "The Bean-Field"])
+    }
+
     func testActAndSceneNarrowToOneScene() {
         let r = ranges("what does the queen say in Act 3, scene 4?", play, chunks: 200)
         XCTAssertEqual(r.map(\.chunks), [110...119])
