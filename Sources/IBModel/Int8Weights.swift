@@ -49,18 +49,16 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     /// "int8 embeddings"): the feed-forward down-projections stay in floating point (their GELU
     /// inputs are the hardest to quantise per token): bf16 on AMX, else fp32. All activations are
     /// asymmetric. In the value and feed-forward up-projections, tokens with a massive activation
-    /// (max > 8 x RMS: [CLS], [SEP], punctuation) run in fp32, and in their other tokens the values
-    /// above 5 x RMS are set apart and multiplied in fp32. Queries, keys and attention outputs
-    /// take int8 as they come.
+    /// (max > 8 x RMS in value, 12 x in ffn-up: [CLS], [SEP], punctuation) run in fp32, and in their
+    /// other tokens the values above 5 x RMS are set apart and multiplied in fp32. Queries, keys and
+    /// attention outputs take int8 as they come.
     public static let standard: Int8Plan = {
         var plan = Int8Plan()
         plan.keptEverywhere = [.output]
         plan.keptInBF16 = true
         plan.asymmetric = Set(LinearSlot.allCases)
-        for slot in [LinearSlot.value, .intermediate] {
-            plan.rowLimits[slot] = 8
-            plan.valueLimits[slot] = 5
-        }
+        plan.rowLimits = [.value: 8, .intermediate: 12]
+        plan.valueLimits = [.value: 5, .intermediate: 5]
         return plan
     }()
 
