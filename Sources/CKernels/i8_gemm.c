@@ -363,7 +363,8 @@ AMX static void tile_amx(int rows, int K4, const uint8_t *A, const int8_t *B0, c
 }
 
 /* ---- back to fp32: one epilogue for every path (the same operations, so the same floats) ----
- * c[n] (+)= (rowScale * scale[n]) * (acc - zero * sum[n]) + bias[n], as one fused multiply-add. */
+ * c[n] (+)= (rowScale * scale[n]) * (acc - zero * sum[n]) + bias[n], multiplied then added (as the
+ * scalar epilogue before it did: Whisper's int8 tokens stay as they were). */
 
 static void store_row(const int32_t *acc, int n0, int cols, float rowScale, int32_t rowZero, const float *scales,
                       const int32_t *sums, const float *bias, float *c, int flags) {
@@ -376,13 +377,15 @@ static void store_row(const int32_t *acc, int n0, int cols, float rowScale, int3
         const __m256i t = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(acc + j)),
                                            _mm256_mullo_epi32(rz, _mm256_loadu_si256((const __m256i *)(sums + n))));
         const __m256 s = _mm256_mul_ps(rs, _mm256_loadu_ps(scales + n));
-        __m256 v = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(t), bias ? _mm256_loadu_ps(bias + n) : _mm256_setzero_ps());
+        __m256 v = _mm256_mul_ps(s, _mm256_cvtepi32_ps(t));
+        if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + n));
         if (accumulate) v = _mm256_add_ps(_mm256_loadu_ps(c + n), v);
         _mm256_storeu_ps(c + n, v);
     }
     for (; j < cols; j++) {
         const int n = n0 + j;
-        float v = fmaf(rowScale * scales[n], (float)(acc[j] - rowZero * sums[n]), bias ? bias[n] : 0.0f);
+        float v = rowScale * scales[n] * (float)(acc[j] - rowZero * sums[n]);
+        if (bias) v += bias[n];                               /* a statement apart: never contracted to an FMA */
         c[n] = accumulate ? c[n] + v : v;
     }
 }
