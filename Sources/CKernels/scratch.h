@@ -14,6 +14,7 @@ enum {
     IB_SCRATCH_BF16_TMP,
     IB_SCRATCH_I8_CODES,    /* ib_gemm_i8's quantised activation rows and their scales */
     IB_SCRATCH_I8_SCALES,
+    IB_SCRATCH_I8_FP32,     /* ib_gemm_i8_mixed's fp32 rows (inputs and outputs) */
     IB_SCRATCH_SLOTS
 };
 

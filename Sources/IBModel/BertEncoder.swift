@@ -174,24 +174,12 @@ struct BertEncoder {
         case .bf16: flags |= Int32(IB_GEMM_BF16)
         case .int8:
             if let int8, let matrix = int8.matrix(l, slot) {
-                let rows = int8.fp32Rows(slot, Int(M), Int(K), x, Int(lda))
-                // Those rows' outputs as they were (ACCUMULATE adds to them), then their fp32 products.
-                var input = [Float](repeating: 0, count: rows.count * Int(K))
-                var output = [Float](repeating: 0, count: rows.count * Int(N))
-                for (i, r) in rows.enumerated() {
-                    for k in 0..<Int(K) { input[i * Int(K) + k] = x[r * Int(lda) + k] }
-                    for n in 0..<Int(N) { output[i * Int(N) + n] = out[r * Int(ldc) + n] }
-                }
-                matrix.multiply(rows: Int(M), x, lda: Int(lda), bias: a.bias, out, ldc: Int(ldc),
-                                flags: flags | int8.flags(slot))
-                guard !rows.isEmpty else { return }
-                ib_gemm(Int32(rows.count), N, K, input, K, a.weight, K, a.bias, &output, N, flags)
-                for (i, r) in rows.enumerated() {
-                    for n in 0..<Int(N) { out[r * Int(ldc) + n] = output[i * Int(N) + n] }
-                }
+                let limits = int8.limits(slot)
+                matrix.multiply(rows: Int(M), x, lda: Int(lda), bias: a.bias, out, ldc: Int(ldc), flags: flags | int8.flags(slot),
+                                outliers: (a.weight, limits.rows, limits.values))
                 return
             }
-            flags |= int8?.keptFlags ?? 0
+            if let int8, int8.multiplyKept(l, slot, M, N, K, x, lda, a.bias, out, ldc, flags) { return }
         }
         if let packedWeight {
             ib_gemm_packed(M, N, K, x, lda, a.weight, packedWeight, K, a.bias, out, ldc, flags)

@@ -25,36 +25,46 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         public let slot: LinearSlot
         public init(_ layer: Int, _ slot: LinearSlot) { self.layer = layer; self.slot = slot }
     }
-    /// Linears kept in floating point (bf16 where the CPU has AVX-512 BF16 and `keptInBF16`, else fp32).
+    /// Linears kept in floating point (in bf16 on AMX where `keptInBF16` and the CPU has AMX,
+    /// else fp32: AVX-512 BF16 alone measured slower than fp32 for them).
     public var kept: Set<Linear> = []
     /// Slots kept in floating point in every layer.
     public var keptEverywhere: Set<LinearSlot> = []
     /// Slots whose activations are quantised per token asymmetrically (IB_GEMM_I8_ASYMMETRIC).
     public var asymmetric: Set<LinearSlot> = []
-    /// Kept linears run in bf16 when the CPU can (else fp32).
+    /// Kept linears run in bf16 on AMX when the CPU has it (else fp32).
     public var keptInBF16 = false
     /// Per slot: rows (tokens) whose largest |activation| is above this many times their RMS
     /// run in fp32 (the massive activations of [CLS], [SEP] and punctuation, which one
     /// per-token scale would leave with a few levels for every other value).
     public var rowLimits: [LinearSlot: Float] = [:]
+    /// Per slot: values above this many times their row's RMS are set apart and multiplied in
+    /// fp32 (by 16-bit weights), the rest of the row quantised over its own range (rowLimits
+    /// still sends a whole row to fp32 first).
+    public var valueLimits: [LinearSlot: Float] = [:]
 
     public init() {}
 
     /// The plan --precision int8 uses, chosen by measurement (scripts/bench/int8-layers; README
-    /// "int8 embeddings"): the feed-forward down-projections stay fp32 (their GELU inputs are the
-    /// hardest to quantise per token), every other linear's tokens with a massive activation
-    /// (max > 8 x RMS: [CLS], [SEP], punctuation) run in fp32, all activations asymmetric.
+    /// "int8 embeddings"): the feed-forward down-projections stay in floating point (their GELU
+    /// inputs are the hardest to quantise per token): bf16 on AMX, else fp32. All activations are
+    /// asymmetric. In the value and feed-forward up-projections, tokens with a massive activation
+    /// (max > 8 x RMS in value, 12 x in ffn-up: [CLS], [SEP], punctuation) run in fp32, and in their
+    /// other tokens the values above 5 x RMS are set apart and multiplied in fp32. Queries, keys and
+    /// attention outputs take int8 as they come.
     public static let standard: Int8Plan = {
         var plan = Int8Plan()
         plan.keptEverywhere = [.output]
+        plan.keptInBF16 = true
         plan.asymmetric = Set(LinearSlot.allCases)
-        for slot in LinearSlot.allCases where slot != .output { plan.rowLimits[slot] = 8 }
+        plan.rowLimits = [.value: 8, .intermediate: 12]
+        plan.valueLimits = [.value: 5, .intermediate: 5]
         return plan
     }()
 
     /// Parses items separated by ",": keep=SLOT[@LAYERS] (kept in floating point), only=SLOT[@LAYERS]
     /// (these in int8, every other linear kept), asym=SLOT (asymmetric activations), kept=bf16|fp32,
-    /// rows=SLOT:LIMIT (rowLimits);
+    /// rows=SLOT:LIMIT (rowLimits), values=SLOT:LIMIT (valueLimits);
     /// SLOT: query key value attn-out ffn-up ffn-down all; LAYERS: "3" or "0-5" (default all).
     /// "int8" alone is every linear in int8 with symmetric activations.
     /// For measurements (IB_INT8_PLAN); `layers` is the model's layer count.
@@ -72,7 +82,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
 
     private mutating func add(_ text: String, layers: Int, name: String) throws {
         func bad(_ item: Substring) -> IBError {
-            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, kept=bf16|fp32 or int8)")
+            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, values=SLOT:LIMIT, kept=bf16|fp32 or int8)")
         }
         func slots(_ s: Substring) throws -> [LinearSlot] {
             if s == "all" { return LinearSlot.allCases }
@@ -104,6 +114,10 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
                 let target = parts[1].split(separator: ":")
                 guard target.count == 2, let limit = Float(target[1]), limit > 1, limit.isFinite else { throw bad(item) }
                 for slot in try slots(target[0]) { rowLimits[slot] = limit }
+            case "values":
+                let target = parts[1].split(separator: ":")
+                guard target.count == 2, let limit = Float(target[1]), limit > 1, limit.isFinite else { throw bad(item) }
+                for slot in try slots(target[0]) { valueLimits[slot] = limit }
             case "kept":
                 guard parts[1] == "bf16" || parts[1] == "fp32" else { throw bad(item) }
                 keptInBF16 = parts[1] == "bf16"
@@ -127,30 +141,63 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         let everywhereText = keptEverywhere.map(\.rawValue).sorted().map { "keep=\($0)" }
         let asymText = asymmetric.map(\.rawValue).sorted().map { "asym=\($0)" }
         let rowsText = rowLimits.map { "rows=\($0.key.rawValue):\($0.value)" }.sorted()
-        let items = everywhereText + keptText + asymText + rowsText + (keptInBF16 ? ["kept=bf16"] : [])
+        let valuesText = valueLimits.map { "values=\($0.key.rawValue):\($0.value)" }.sorted()
+        let items = everywhereText + keptText + asymText + rowsText + valuesText + (keptInBF16 ? ["kept=bf16"] : [])
         return items.isEmpty ? "int8" : items.joined(separator: ",")
     }
 }
 
-/// Every linear of every layer that the plan puts in int8, quantised and packed.
+/// Every linear of every layer that the plan puts in int8, quantised and packed; and, where
+/// the kept linears run in bf16 on AMX, those packed in bf16.
 final class Int8Weights: @unchecked Sendable {
     let plan: Int8Plan
     private let matrices: [[LinearSlot: Int8Matrix]]
+    private let bf16: [[LinearSlot: [UInt16]]]
 
     init(_ w: BertWeights, _ c: BertConfig, plan: Int8Plan) {
         let h = c.hiddenSize, i = c.intermediateSize
         self.plan = plan
         matrices = w.layers.enumerated().map { l, layer in
-            let all: [(LinearSlot, Affine, Int, Int)] = [
-                (.query, layer.query, h, h), (.key, layer.key, h, h), (.value, layer.value, h, h),
-                (.attentionOut, layer.attentionOut, h, h), (.intermediate, layer.intermediate, i, h),
-                (.output, layer.output, h, i)]
+            let all = Self.linears(layer, h, i)
             var out: [LinearSlot: Int8Matrix] = [:]
             for (slot, affine, n, k) in all where !plan.keeps(l, slot) {
-                out[slot] = Int8Matrix(weight: affine.weight, outputs: n, inputs: k)
+                out[slot] = Int8Matrix(weight: affine.weight, outputs: n, inputs: k,
+                                       withColumns: plan.valueLimits[slot] != nil || plan.rowLimits[slot] != nil)
+                // Never read again (fp32 rows and values use the 16-bit codes): resident beside
+                // their int8 form they would put the peak RSS above fp32's.
+                SafeTensors.dropPages(of: affine.weight, count: n * k)
             }
             return out
         }
+        // Kept linears in bf16 on AMX: packed once (an fp32 weight then stays unread).
+        let amx = plan.keptInBF16 && ib_bf16_amx_usable() != 0
+        bf16 = w.layers.enumerated().map { l, layer in
+            let all = Self.linears(layer, h, i)
+            var out: [LinearSlot: [UInt16]] = [:]
+            for (slot, affine, n, k) in all where amx && plan.keeps(l, slot) {
+                let count = ib_bf16_amx_packed_bytes(Int32(n), Int32(k)) / 2
+                out[slot] = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    ib_bf16_amx_pack(affine.weight, Int32(n), Int32(k), buffer.baseAddress!)
+                    initialized = count
+                }
+                SafeTensors.dropPages(of: affine.weight, count: n * k)
+            }
+            return out
+        }
+    }
+
+    /// A layer's six linears: slot, weights, outputs, inputs.
+    private static func linears(_ layer: LayerWeights, _ h: Int, _ i: Int) -> [(LinearSlot, Affine, Int, Int)] {
+        [(.query, layer.query, h, h), (.key, layer.key, h, h), (.value, layer.value, h, h),
+         (.attentionOut, layer.attentionOut, h, h), (.intermediate, layer.intermediate, i, h), (.output, layer.output, h, i)]
+    }
+
+    /// Runs layer `l`'s kept `slot` in bf16 on AMX when it was packed so (and AMX is still in use:
+    /// tests switch kernels); false: the caller runs it.
+    func multiplyKept(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>, _ lda: Int32,
+                      _ bias: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) -> Bool {
+        guard let packed = bf16[l][slot] else { return false }
+        return packed.withUnsafeBufferPointer { ib_gemm_bf16_amx(M, N, K, x, lda, $0.baseAddress!, bias, out, ldc, flags) != 0 }
     }
 
     /// The int8 matrix of layer `l`'s `slot`, or nil when it stays in floating point.
@@ -161,23 +208,10 @@ final class Int8Weights: @unchecked Sendable {
         plan.asymmetric.contains(slot) ? Int32(IB_GEMM_I8_ASYMMETRIC) : 0
     }
 
-    /// The rows of x[M, K] (row stride lda) that run in fp32 in `slot` (Int8Plan.rowLimits).
-    func fp32Rows(_ slot: LinearSlot, _ M: Int, _ K: Int, _ x: UnsafePointer<Float>, _ lda: Int) -> [Int] {
-        guard let limit = plan.rowLimits[slot] else { return [] }
-        var rows: [Int] = []
-        for m in 0..<M {
-            let row = x + m * lda
-            var peak: Float = 0, squares: Float = 0
-            for k in 0..<K {
-                let v = row[k]
-                peak = max(peak, abs(v))
-                squares += v * v
-            }
-            if peak * peak * Float(K) > limit * limit * squares { rows.append(m) }
-        }
-        return rows
+    /// In `slot`, rows whose max |x| is above `rows` times their RMS run in fp32, and in the
+    /// others the values above `values` times the RMS are set apart (Int8Plan.rowLimits and
+    /// valueLimits; 0: none). ib_gemm_i8_mixed finds both as it quantises.
+    func limits(_ slot: LinearSlot) -> (rows: Float, values: Float) {
+        (plan.rowLimits[slot] ?? 0, plan.valueLimits[slot] ?? 0)
     }
-
-    /// ib_gemm flags for the linears kept in floating point.
-    var keptFlags: Int32 { plan.keptInBF16 ? Int32(IB_GEMM_BF16) : 0 }
 }

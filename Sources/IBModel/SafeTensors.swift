@@ -80,6 +80,18 @@ public final class SafeTensors: @unchecked Sendable {
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: base), fileSize) }
 
+    /// Lets the kernel take back the whole pages of a tensor returned by float32(_:shape:) (the
+    /// mapping is read-only and file-backed: a later read pages them in again from the file).
+    /// For weights used once at load, such as the ones --precision int8 quantises, so that they
+    /// stop counting in the resident set.
+    public static func dropPages(of tensor: UnsafePointer<Float>, count: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: tensor) + page - 1) / page * page
+        let end = (Int(bitPattern: tensor) + count * 4) / page * page
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(address, end - start, MADV_DONTNEED)
+    }
+
     /// The whole file, for hashing.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: fileSize) }
 

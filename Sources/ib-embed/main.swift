@@ -30,9 +30,9 @@ Options:
   --precision P       fp32 (default, same vectors as sentence-transformers),
                       bf16 (native model on AVX-512 BF16 CPUs: faster,
                       cosine to fp32 above 0.999) or int8 (native model,
-                      int8 weight products, cosine to fp32 above 0.999; not
-                      yet faster than fp32, see ib-embed(1)); default
-                      $IB_PRECISION, else fp32
+                      int8 weight products, cosine to fp32 above 0.999;
+                      faster where the CPU has AMX, see ib-embed(1));
+                      default $IB_PRECISION, else fp32
   --verify-model      check the sha256 of model.safetensors now (it is
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when

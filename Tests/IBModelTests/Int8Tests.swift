@@ -7,15 +7,31 @@ import IBCore
 import XCTest
 
 final class Int8Tests: XCTestCase {
-    /// The kernel paths this CPU can run, by name; the skipped ones are printed.
-    static func kernelPaths() -> [(name: String, avx512: Bool)] {
-        defer { ib_kernels_select(1) }
-        var paths: [(String, Bool)] = []
-        ib_kernels_select(1)
-        if ib_i8_uses_vnni() != 0 { paths.append(("avx512-vnni", true)) } else { print("int8: AVX-512 VNNI path skipped (this CPU lacks it)") }
-        ib_kernels_select(0)
-        paths.append(("avx2", false))
-        return paths
+    /// The int8 kernel paths this CPU can run: AMX, AVX-512 VNNI, AVX-VNNI (vpdpbusd on ymm) and
+    /// AVX2 (vpmaddwd), each with the fp32 kernels it goes with; the skipped ones are printed.
+    typealias Path = (name: String, avx512: Bool, avxVNNI: Bool, amx: Bool)
+    static func kernelPaths() -> [Path] {
+        defer { select(best) }
+        let candidates: [Path] = [("amx", true, true, true), ("avx512-vnni", true, true, false),
+                                  ("avx-vnni", false, true, false), ("avx2", false, false, false)]
+        return candidates.filter { path in
+            select(path)
+            let runs = String(cString: ib_i8_path_name()) == path.name
+            if !runs { print("int8: \(path.name) path skipped (this CPU lacks it)") }
+            return runs
+        }
+    }
+
+    static let best: Path = ("", true, true, true)
+
+    static func select(_ path: Path) {
+        ib_kernels_select(path.avx512 ? 1 : 0)
+        ib_i8_allow_avx_vnni(path.avxVNNI ? 1 : 0)
+        ib_allow_amx(path.amx ? 1 : 0)
+    }
+
+    func testTheAVX2PathIsAlwaysThere() {
+        XCTAssertEqual(Self.kernelPaths().last?.name, "avx2", "every x86-64-v3 CPU runs the vpmaddwd tiles")
     }
 
     /// ib_gemm_i8 with IB_GEMM_I8_ASYMMETRIC against a scalar reference of the same quantisation:
@@ -23,7 +39,7 @@ final class Int8Tests: XCTestCase {
     func testAsymmetricGemmIsTheQuantisedProductOnEveryPath() {
         var state: UInt64 = 11
         func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000 }
-        defer { ib_kernels_select(1) }
+        defer { Self.select(Self.best) }
         // GELU-like rows (mostly >= -0.17) and an all-zero row; odd shapes cover the padding.
         for (m, n, k) in [(1, 37, 390), (9, 16, 8), (19, 70, 384)] {
             var a = (0..<(m * k)).map { _ in max(-0.17, random() * 3) }
@@ -51,7 +67,7 @@ final class Int8Tests: XCTestCase {
             }
             var results: [[Float]] = []
             for path in Self.kernelPaths() {
-                ib_kernels_select(path.avx512 ? 1 : 0)
+                Self.select(path)
                 var c = [Float](repeating: 0, count: m * n)
                 ib_gemm_i8(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, sums, bias, &c, Int32(n), Int32(IB_GEMM_I8_ASYMMETRIC))
                 for i in 0..<(m * n) {
@@ -63,8 +79,114 @@ final class Int8Tests: XCTestCase {
         }
     }
 
+    /// ib_gemm_i8_mixed against a scalar reference: a row over the row limit is the fp32 product;
+    /// in a row over the value limit the values above it are multiplied by 16-bit weight codes and
+    /// the rest quantised over its own range; the other rows as ib_gemm_i8. GELU and accumulation
+    /// apply to every kind of row; every path gives the same floats.
+    func testMixedRowsAreSplitAsTheLimitsSay() {
+        var state: UInt64 = 5
+        func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000 }
+        let rowLimit: Float = 12, valueLimit: Float = 3
+        defer { Self.select(Self.best) }
+        for (m, n, k) in [(7, 40, 384), (12, 16, 256)] {
+            var a = (0..<(m * k)).map { _ in random() }
+            // Row 0: one massive value (over 12 x RMS): fp32. Row 1: three values over 3 x RMS but
+            // its max under 12 x RMS: set apart. Row 2: 20 such values: too many, fp32. Row 3: none.
+            a[0 * k + 5] = 60
+            for (j, v) in [(3, 4.5), (50, -4.0), (k - 1, 5.0)] { a[1 * k + j] = Float(v) }
+            for j in 0..<20 { a[2 * k + j * 3] = j % 2 == 0 ? 6 : -6 }
+            for j in 0..<k { a[3 * k + j] = 0.3 * random() }
+            let w = (0..<(n * k)).map { _ in random() }, bias = (0..<n).map { _ in random() }
+            var packed = [Int8](repeating: 0, count: ib_i8_packed_bytes(Int32(n), Int32(k)))
+            var scales = [Float](repeating: 0, count: n), sums = [Int32](repeating: 0, count: n)
+            ib_i8_pack(w, Int32(n), Int32(k), &packed, &scales, &sums)
+            var columns = [Int16](repeating: 0, count: n * k), columnScales = [Float](repeating: 0, count: n)
+            ib_i16_columns(w, Int32(n), Int32(k), &columns, &columnScales)
+
+            var kinds: [String] = []
+            var expected = [Float](repeating: 0, count: m * n)
+            let previous = (0..<(m * n)).map { _ in random() }
+            for i in 0..<m {
+                let row = Array(a[(i * k)..<((i + 1) * k)])
+                let peak = row.map(abs).max()!, meanSquare = row.reduce(0) { $0 + $1 * $1 } / Float(k)
+                let bound = (valueLimit * valueLimit * meanSquare).squareRoot()
+                let outliers = row.indices.filter { abs(row[$0]) > bound }
+                let fp32 = peak * peak > rowLimit * rowLimit * meanSquare || outliers.count > 16
+                kinds.append(fp32 ? "fp32" : outliers.isEmpty ? "int8" : "split")
+                let rest = row.enumerated().map { outliers.contains($0.offset) ? 0 : $0.element }
+                let lo = min(0, rest.min()!), hi = max(0, rest.max()!)
+                let step = (hi - lo) / 255, zero = (-lo * (255 / (hi - lo))).rounded(.toNearestOrEven)
+                let codes = rest.map { min(255, max(0, ($0 * (255 / (hi - lo))).rounded(.toNearestOrEven) + zero)) }
+                for j in 0..<n {
+                    let weights = w[(j * k)..<((j + 1) * k)]
+                    let exact = (0..<k).reduce(bias[j]) { $0 + row[$1] * w[j * k + $1] }
+                    var v = exact
+                    if !fp32 {
+                        let top = weights.map(abs).max()!
+                        let wc = weights.map { Int32(($0 / top * 127).rounded(.toNearestOrEven)) }
+                        let dot = zip(codes, wc).reduce(Int32(0)) { $0 + (Int32($1.0) - Int32(zero)) * $1.1 }
+                        v = step * scales[j] * Float(dot) + bias[j]
+                        let wide = top / 32767
+                        for o in outliers { v += row[o] * wide * Float(Int32((w[j * k + o] / wide).rounded(.toNearestOrEven))) }
+                        XCTAssertEqual(v, exact, accuracy: 0.02 * Float(k).squareRoot(), "reference far from fp32")
+                    }
+                    let gelu = v * 0.5 * (1 + Float(erf(Double(v) / 2.0.squareRoot())))
+                    expected[i * n + j] = previous[i * n + j] + gelu
+                }
+            }
+            XCTAssertEqual(Array(kinds.prefix(4)), ["fp32", "split", "fp32", "int8"], "m \(m) k \(k)")
+            var results: [[Float]] = []
+            for path in Self.kernelPaths() {
+                Self.select(path)
+                // GELU then accumulate: run GELU into zeros, then add to the previous values.
+                var c = [Float](repeating: 0, count: m * n)
+                ib_gemm_i8_mixed(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, sums, columns, columnScales, Int32(n),
+                                 w, rowLimit, valueLimit, bias, &c, Int32(n), Int32(IB_GEMM_I8_ASYMMETRIC | IB_GEMM_GELU))
+                var sum = previous
+                ib_gemm_i8_mixed(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, sums, columns, columnScales, Int32(n),
+                                 w, rowLimit, valueLimit, bias, &sum, Int32(n), Int32(IB_GEMM_I8_ASYMMETRIC | IB_GEMM_ACCUMULATE))
+                for i in 0..<(m * n) {
+                    XCTAssertEqual(previous[i] + c[i], expected[i], accuracy: 2e-3 * max(1, abs(expected[i])), "m \(m) k \(k) \(i) \(path.name)")
+                    // Accumulating adds the same product that GELU was applied to.
+                    let plain = sum[i] - previous[i]
+                    XCTAssertEqual(c[i], plain * 0.5 * (1 + Float(erf(Double(plain) / 2.0.squareRoot()))), accuracy: 1e-3 * max(1, abs(c[i])))
+                }
+                // The int8 rows' integer sums and epilogue are the same on every path (the fp32 rows
+                // and GELU follow each path's fp32 kernels, whose summation order differs).
+                results.append((0..<m).filter { kinds[$0] != "fp32" }.flatMap { sum[($0 * n)..<(($0 + 1) * n)] })
+            }
+            XCTAssertTrue(results.allSatisfy { $0 == results[0] }, "every path gives the same int8 rows")
+        }
+    }
+
+    /// ib_gemm_bf16_amx against fp32 products of the bf16-rounded operands (where AMX runs).
+    func testBF16OnAMXIsTheRoundedProduct() throws {
+        guard ib_bf16_amx_usable() != 0 else { print("bf16 on AMX skipped (this CPU lacks it)"); return }
+        var state: UInt64 = 9
+        func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000 }
+        func bf16(_ x: Float) -> Float {
+            let u = x.bitPattern
+            return Float(bitPattern: (u &+ 0x7fff &+ ((u >> 16) & 1)) & 0xffff_0000)
+        }
+        for (m, n, k) in [(37, 40, 100), (3, 16, 64), (40, 384, 1536)] {
+            let a = (0..<(m * k)).map { _ in random() }, w = (0..<(n * k)).map { _ in random() }
+            let bias = (0..<n).map { _ in random() }, previous = (0..<(m * n)).map { _ in random() }
+            var packed = [UInt16](repeating: 0, count: ib_bf16_amx_packed_bytes(Int32(n), Int32(k)) / 2)
+            ib_bf16_amx_pack(w, Int32(n), Int32(k), &packed)
+            var c = previous
+            XCTAssertEqual(ib_gemm_bf16_amx(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, bias, &c, Int32(n), Int32(IB_GEMM_ACCUMULATE)), 1)
+            for i in 0..<m {
+                for j in 0..<n {
+                    let expected = (0..<k).reduce(Double(bias[j] + previous[i * n + j])) { $0 + Double(bf16(a[i * k + $1])) * Double(bf16(w[j * k + $1])) }
+                    XCTAssertEqual(Double(c[i * n + j]), expected, accuracy: 1e-4 * Double(k).squareRoot(), "m \(m) n \(n) k \(k)")
+                }
+            }
+        }
+    }
+
     func testPlanParsing() throws {
-        let plan = try Int8Plan.parse("asym=all,keep=ffn-down,keep=value@2-5,rows=query:8", layers: 6)
+        let plan = try Int8Plan.parse("asym=all,keep=ffn-down,keep=value@2-5,rows=query:8,values=ffn-up:6", layers: 6)
+        XCTAssertEqual(plan.valueLimits, [.intermediate: 6])
         XCTAssertEqual(plan.asymmetric, Set(LinearSlot.allCases))
         XCTAssertTrue(plan.keeps(0, .output) && plan.keeps(5, .output) && plan.keeps(5, .value))
         XCTAssertFalse(plan.keeps(1, .value))
@@ -74,7 +196,7 @@ final class Int8Tests: XCTestCase {
         let only = try Int8Plan.parse("only=key@3", layers: 6)
         XCTAssertEqual(only.kept.count, 35)
         XCTAssertEqual(try Int8Plan.parse("int8", layers: 6), Int8Plan())
-        for bad in ["keep=ffn", "keep=value@4-9", "rows=query:x", "asym", "kept=fp16", "keep=value@5-2"] {
+        for bad in ["keep=ffn", "keep=value@4-9", "rows=query:x", "asym", "kept=fp16", "keep=value@5-2", "values=ffn-up:1", "values=ffn-up"] {
             XCTAssertThrowsError(try Int8Plan.parse(bad, layers: 6), bad) { error in
                 XCTAssertTrue("\(error)".contains("IB_INT8_PLAN"), "\(error)")
             }
@@ -88,9 +210,9 @@ final class Int8Tests: XCTestCase {
     func testInt8StaysClose() throws {
         let reference = try ParityTests.loadReference()
         let model = try SentenceEncoder(directory: Config.modelDirectory(), precision: .int8)
-        defer { SentenceEncoder.selectKernels(avx512: true) }
+        defer { Self.select(Self.best) }
         for path in Self.kernelPaths() {
-            SentenceEncoder.selectKernels(avx512: path.avx512)
+            Self.select(path)
             model.batchSize = 32
             let got = model.embed(tokenIDs: reference.map(\.ids))
             var minCos = 1.0, maxCos = 0.0

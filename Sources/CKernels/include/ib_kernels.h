@@ -138,8 +138,49 @@ void ib_i8_pack_codes(const int8_t *codes, int N, int K, int8_t *packed, int32_t
 void ib_gemm_i8(int M, int N, int K, const float *A, int lda, const int8_t *packed, const float *scales,
                 const int32_t *sums, const float *bias, float *C, int ldc, int flags);
 
-/* Whether ib_gemm_i8 runs the AVX-512 VNNI tiles (else the AVX2 ones). */
+/* W[N, K] as 16-bit codes by input: columns[k * N + n] * scales[n] ~ W[n, k] (scales[n] =
+ * max |W[n, :]| / 32767), for ib_gemm_i8_mixed's outliers. */
+void ib_i16_columns(const float *W, int N, int K, int16_t *columns, float *scales);
+
+/* ib_gemm_i8 for activations with a few massive values ([CLS], [SEP] and punctuation in
+ * BERT), which would leave a per-row int8 scale a few levels for every other value. A row
+ * whose max |a| is above rowLimit times its RMS (sqrt(sum a^2 / K)) is multiplied in fp32.
+ * In the other rows, the values above valueLimit times the RMS are set apart: the rest is
+ * quantised over its own range, the set-apart values multiplied in fp32 and added; a row
+ * with more than 16 of them goes to fp32 whole. fp32 products use the weight's 16-bit codes
+ * (`columns` and `columnScales`, from ib_i16_columns, row stride ldcol) when given, else
+ * W[N, K] (the weight as stored, row stride K) as ib_gemm would. A limit <= 0: none
+ * (valueLimit needs columns, rowLimit columns or W). Rows are taken 256 at a time. */
+void ib_gemm_i8_mixed(int M, int N, int K, const float *A, int lda, const int8_t *packed, const float *scales,
+                      const int32_t *sums, const int16_t *columns, const float *columnScales, int ldcol,
+                      const float *W, float rowLimit, float valueLimit, const float *bias, float *C, int ldc, int flags);
+
+/* Whether ib_gemm_i8 runs the AVX-512 VNNI tiles (else AVX-VNNI or AVX2 ones). */
 int ib_i8_uses_vnni(void);
+
+/* The int8 tiles in use: "amx" (tdpbusd, AVX-512 VNNI for fewer than 16 rows), "avx512-vnni",
+ * "avx-vnni" (vpdpbusd on ymm) or "avx2" (vpmaddwd). All give the same integer sums, so the
+ * same floats. */
+const char *ib_i8_path_name(void);
+
+/* Whether the kernels may use Intel AMX where the CPU has it and the AVX-512 kernels are
+ * selected (default yes; tests turn it off to run the VNNI tiles). Returns whether AMX is
+ * now in use. */
+int ib_allow_amx(int allow);
+
+/* bf16 products on AMX (bf16_amx.c), for linears int8 cannot take at parity. W[N, K] is
+ * packed once (ib_bf16_amx_pack, ib_bf16_amx_packed_bytes); each call rounds A to bf16 and
+ * sums in fp32: C[M, N] (+)= A W^T + bias [, GELU] (flags IB_GEMM_ACCUMULATE, IB_GEMM_GELU).
+ * Returns 0, computing nothing, where AMX is not usable (ib_bf16_amx_usable). */
+int ib_bf16_amx_usable(void);
+size_t ib_bf16_amx_packed_bytes(int N, int K);
+void ib_bf16_amx_pack(const float *W, int N, int K, uint16_t *packed);
+int ib_gemm_bf16_amx(int M, int N, int K, const float *A, int lda, const uint16_t *packed, const float *bias,
+                     float *C, int ldc, int flags);
+
+/* Whether the non-AVX-512 path may use AVX-VNNI (default yes; tests turn it off to run the
+ * vpmaddwd tiles). Returns whether AVX-VNNI is now in use off AVX-512. */
+int ib_i8_allow_avx_vnni(int allow);
 
 /* Runs fn(ctx, part) for part 0..<parts on the calling thread and up to threads - 1
  * resident workers (started on first use, kept for the process; pool.c), and returns
