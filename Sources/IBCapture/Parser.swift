@@ -27,7 +27,10 @@ public struct CaptureParser: Sendable {
         } else if zh, let c = parseChinese(body) {
             capture = c
             // A mixed line both grammars read, as different things: refused with both readings.
-            if let e = parseEnglish(body), e.intent != .unknown, c.intent != .unknown, e.intent != c.intent {
+            // A line without a Latin letter outside quotes is not mixed: what the English
+            // grammar makes of "计划：每天读30页" (a book named "计划：每天读", page 30) is no reading.
+            if CaptureParser.outsideQuotes(body).contains(where: { $0.isASCII && $0.isLetter }),
+               let e = parseEnglish(body), e.intent != .unknown, c.intent != .unknown, e.intent != c.intent {
                 capture = unknown("two_readings", "zh")
                 capture.readings = [c.summary, e.summary]
             }

@@ -383,4 +383,17 @@ final class CaptureTableTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Self.table.count, 150)
         XCTAssertGreaterThanOrEqual(rate, 0.98, "parse rate below 98%")
     }
+
+    /// A line of Chinese with no Latin letter is read by the Chinese grammar
+    /// alone: what the English one makes of it ("计划：每天读30页" as page 30 of a
+    /// book named "计划：每天读") is no second reading. A line mixing the two
+    /// languages that both read as different things is still refused.
+    func testChineseLinesAreNotMixedLines() {
+        let parser = CaptureParser(today: Day(year: 2026, month: 11, day: 22)!)
+        XCTAssertEqual(parser.parse("计划：每天读30页").intent, .plan)
+        XCTAssertEqual(parser.parse("摘录：历史从无公正可言（第88页）").intent, .quote)
+        XCTAssertEqual(parser.parse("开始读《百年孤独》，共360页").intent, .book)
+        XCTAssertEqual(parser.parse("Note: 读了20页").reason, "two_readings")
+        XCTAssertEqual(parser.parse("Quote p. 3: 历史从无公正可言").reason, "two_readings")
+    }
 }
