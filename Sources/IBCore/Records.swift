@@ -226,7 +226,17 @@ public struct ChunkRecord: Sendable, Equatable {
     /// codes per window. Search scores chunks by their best window. Empty when absent.
     public var windows: [Int8] = []
     public var model: String?
+    /// The precision the native model ran in for `embedding` and `windows` ("bf16",
+    /// "int8"); nil means fp32, or a provider's own vectors (HTTP providers write none).
+    /// ib-index keeps a library to one precision; ib-search embeds queries in it.
+    public var precision: String?
     public var extra = JSONObject()
+
+    /// The values "precision" may take; an absent field reads as fp32.
+    public static let precisions: Set<String> = ["fp32", "bf16", "int8"]
+
+    /// `precision` with absence read as fp32.
+    public var effectivePrecision: String { precision ?? "fp32" }
 
     public init(bookID: String, index: Int, startPage: Int, endPage: Int, startOffset: Int, endOffset: Int,
                 tokenCount: Int, text: String, embedding: [Float]? = nil, model: String? = nil) {
@@ -239,7 +249,7 @@ public struct ChunkRecord: Sendable, Equatable {
     public var id: String { "\(bookID):\(index)" }
 
     static let known: Set<String> = ["type", "book_id", "index", "start_page", "end_page", "start_offset",
-                                     "end_offset", "token_count", "text", "embedding", "model", "dim", "windows"]
+                                     "end_offset", "token_count", "text", "embedding", "model", "precision", "dim", "windows"]
 
     public init(_ object: JSONObject) throws(RecordError) {
         let r = FieldReader(object: object, type: "chunk")
@@ -257,6 +267,10 @@ public struct ChunkRecord: Sendable, Equatable {
         tokenCount = try r.optionalInt("token_count", in: 0...RecordLimits.offsets) ?? 0
         text = try r.string("text")
         model = try r.optionalString("model")
+        precision = try r.optionalString("precision")
+        if let precision, !Self.precisions.contains(precision) {
+            throw RecordError("chunk record: 'precision' is '\(precision)', not one of \(Self.precisions.sorted().joined(separator: ", "))")
+        }
         extra = r.extra(known: Self.known)
         embedding = try Self.readEmbedding(object["embedding"])
         if let embedding, let dim = try r.optionalInt("dim"), dim != embedding.count {
@@ -308,6 +322,10 @@ public struct ChunkRecord: Sendable, Equatable {
         if let model {
             out.append(contentsOf: ",\"model\":".utf8)
             JSON.writeString(model, to: &out)
+        }
+        if let precision {
+            out.append(contentsOf: ",\"precision\":".utf8)
+            JSON.writeString(precision, to: &out)
         }
         out.append(contentsOf: ",\"dim\":\(embedding.count),\"embedding\":".utf8)
         encoding.write(embedding, to: &out)

@@ -118,6 +118,7 @@ public final class CachedProvider: WindowEmbeddingProvider {
     public var dimension: Int { base.dimension > 0 ? base.dimension : learned ?? 0 }
     public var truncatedCount: Int { base.truncatedCount }
     public var maxSequenceLength: Int? { base.maxSequenceLength }
+    public var precision: String? { base.precision }
 
     public func embed(_ texts: [String]) throws -> [[Float]] {
         let digests = texts.map(EmbeddingCache.digest)

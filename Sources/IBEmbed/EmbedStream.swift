@@ -1,5 +1,5 @@
 // ib-embed's stream: chunk records in, the same records out with "model",
-// "dim" and "embedding" added. Every other record passes through unchanged,
+// "precision" (int8, bf16; none for fp32), "dim" and "embedding" added. Every other record passes through unchanged,
 // byte for byte, in its place: records are held until the chunks before them
 // are embedded, and chunks are embedded a buffer at a time.
 #if canImport(Glibc)
@@ -107,6 +107,7 @@ public final class EmbedStream {
                 chunk.embedding = vector
                 chunk.windows = windows.isEmpty ? [] : windows[next - 1]
                 chunk.model = provider.modelID
+                chunk.precision = provider.precision
                 out.writeRecord(.chunk(chunk), encoding: options.encoding)
             }
         }
@@ -119,7 +120,7 @@ public final class EmbedStream {
 
 /// Free text: `--query TEXT` and `--text` (one text per line).
 public enum TextEmbedding {
-    /// Writes {"type":"embedding","text","model","dim","embedding"} for each text.
+    /// Writes {"type":"embedding","text","model","precision" (when not fp32),"dim","embedding"} for each text.
     public static func write(texts: [String], provider: any EmbeddingProvider, encoding: EmbeddingEncoding,
                              out: OutputStream = .standardOutput) throws {
         guard !texts.isEmpty else { return }
@@ -133,6 +134,10 @@ public enum TextEmbedding {
                 JSON.writeString(text, to: &line)
                 line.append(contentsOf: ",\"model\":".utf8)
                 JSON.writeString(provider.modelID, to: &line)
+                if let precision = provider.precision {
+                    line.append(contentsOf: ",\"precision\":".utf8)
+                    JSON.writeString(precision, to: &line)
+                }
                 line.append(contentsOf: ",\"dim\":\(vector.count),\"embedding\":".utf8)
                 encoding.write(vector, to: &line)
                 line.append(UInt8(ascii: "}"))

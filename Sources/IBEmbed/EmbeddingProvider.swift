@@ -14,11 +14,16 @@ public protocol EmbeddingProvider: AnyObject {
     var truncatedCount: Int { get }
     /// Longest text in tokens, when the provider has such a limit.
     var maxSequenceLength: Int? { get }
+    /// Written into each chunk record's "precision" field: the precision the native
+    /// model really ran in, when it is not fp32. nil for fp32 and for HTTP providers,
+    /// whose vectors are the provider's own (a library reads both as fp32).
+    var precision: String? { get }
 }
 
 extension EmbeddingProvider {
     public var truncatedCount: Int { 0 }
     public var maxSequenceLength: Int? { nil }
+    public var precision: String? { nil }
 }
 
 /// A provider that can also give each text's window vectors (int8 codes, `dimension`
@@ -45,6 +50,14 @@ public final class NativeProvider: EmbeddingProvider {
     public var dimension: Int { encoder.dimension }
     public var truncatedCount: Int { encoder.truncatedCount }
     public var maxSequenceLength: Int? { encoder.maxSequenceLength }
+    /// bf16 on a CPU without AVX-512 BF16 runs (and is recorded) as fp32.
+    public var precision: String? {
+        switch encoder.precision {
+        case .fp32: nil
+        case .bf16: SentenceEncoder.bf16Available ? "bf16" : nil
+        case .int8: "int8"
+        }
+    }
     public func embed(_ texts: [String]) throws -> [[Float]] { encoder.embed(texts) }
 }
 

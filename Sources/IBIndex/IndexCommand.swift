@@ -5,7 +5,7 @@ import IBStore
 
 public enum IndexCommand {
     static let usage = """
-    Usage: ib-index [--db PATH] [--replace] [FILE...]     store records (stdin when no FILE)
+    Usage: ib-index [--db PATH] [--replace] [--mixed-precision] [FILE...]   store records (stdin when no FILE)
            ib-index [--db PATH] --restructure [FILE...]   rebuild stored books' structure from page records
            ib-index [--db PATH] list [--json | --format text|json]
            ib-index [--db PATH] show [--json | --format text|json] BOOK
@@ -42,6 +42,10 @@ public enum IndexCommand {
                              list, show, export, stats never create it and read it in a read-only folder;
                              a PATH that is not a regular file, or is in a missing folder, is exit 2
       --replace              store books again even when their id is already stored
+      --mixed-precision      store vectors made in another precision than the library's
+                             (ib-embed --precision; a chunk without "precision" is fp32);
+                             without it such a book is refused (exit 1). The library keeps
+                             its first precision and ib-search embeds queries in it
       --restructure          read page records (ib-parse BOOK | ib-index --restructure) and rebuild the
                              stored book's sections and chunks' sections; no vector is touched
       --json                 JSON Lines (the default when stdout is not a terminal);
@@ -70,7 +74,7 @@ public enum IndexCommand {
     """
 
     static var options: [Arguments.Option] { [
-        .init("db", takesValue: true), .init("replace"), .init("restructure"), .init("json"), .init("format", takesValue: true),
+        .init("db", takesValue: true), .init("replace"), .init("mixed-precision"), .init("restructure"), .init("json"), .init("format", takesValue: true),
         .init("context", takesValue: true), .init("all-pages"), .init("missing-embeddings"), .init("floats"),
         .init("purge"), .init("yes", short: "y"),
         .init("quiet", short: "q"), .init("help", short: "h"), .init("version"),
@@ -133,6 +137,7 @@ public enum IndexCommand {
         let library = try Library.open(path: c.db)
         let indexer = Indexer(library: library)
         indexer.replace = c.args.has("replace")
+        indexer.allowMixedPrecision = c.args.has("mixed-precision")
         if !c.quiet { indexer.report = { printError("ib-index: \($0)") } }
         try RecordReader.forEach(paths: c.positionals) { record, line in
             if try !indexer.add(record) { c.out.writeRaw(line) }
@@ -183,23 +188,26 @@ public enum IndexCommand {
         let format = try c.format
         let book = try library.resolveBook(c.positionals[0])
         let sections = try library.sections(bookID: book.id)
+        // One precision per library (the first vectors'); nil without vectors.
+        let precision = book.vectorCount > 0 ? try library.embeddingPrecision() : nil
         if format == .json {
             guard case .object(var object) = book.json else { return }
+            object["precision"] = JSON(precision)
             object["sections"] = .array(sections.map(\.json))
             c.out.writeJSON(.object(object))
         } else {
-            c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
+            c.out.write(TextTable.keyValueLines(showPairs(book, precision: precision), keyWidth: 12))
             if !sections.isEmpty { c.out.write("\ncontents (\(counted(sections.count, "section"))):\n" + contentsLines(sections)) }
         }
     }
 
-    static func showPairs(_ book: BookInfo) -> [(String, String)] {
+    static func showPairs(_ book: BookInfo, precision: String? = nil) -> [(String, String)] {
         var lines: [(String, String)] = [("id", book.id), ("title", book.title)]
         if !book.authors.isEmpty { lines.append(("authors", book.authors.joined(separator: ", "))) }
         if let language = book.language { lines.append(("language", language)) }
         lines += [("format", book.format), ("source", book.source), ("sha256", book.sha256),
                   ("pages", String(book.pageCount)), ("chunks", String(book.chunkCount)),
-                  ("embedded", "\(book.vectorCount)" + (book.embeddingModel.map { " (\($0), \(book.embeddingDimension ?? 0) dims)" } ?? "")),
+                  ("embedded", "\(book.vectorCount)" + (book.embeddingModel.map { " (\($0), \(book.embeddingDimension ?? 0) dims" + (precision.map { ", \($0)" } ?? "") + ")" } ?? "")),
                   ("reading at", book.currentPage > 0 ? "page \(book.currentPage)" : "-"),
                   ("status", book.status), ("added", Library.normalizedDate(book.createdAt)),
                   ("updated", Library.normalizedDate(book.updatedAt))]

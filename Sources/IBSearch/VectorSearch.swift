@@ -1,5 +1,5 @@
-// The vector half of a search: the query embedded with the library's model,
-// the nearest chunks by their own vectors (IBStore's kNN), then re-scored by
+// The vector half of a search: the query embedded with the library's model in
+// the library's precision (fp32, bf16 or int8, as its vectors were made), the nearest chunks by their own vectors (IBStore's kNN), then re-scored by
 // their window vectors (a paragraph or a ~32-token run each).
 import CKernels
 import IBCore
@@ -43,6 +43,7 @@ extension SearchEngine {
             warn(message + ": text search only")
             return nil
         }
+        try usePrecision(of: library, encoder, required: required)
         if let known = queryVectors.vector(text) {
             mark("embed (known)")
             return known
@@ -54,6 +55,21 @@ extension SearchEngine {
         if let vector { queryVectors.remember(text, vector) }
         mark("embed")
         return vector
+    }
+
+    /// Sets the encoder to the library's precision, so that the query's vector is made
+    /// the way the library's were (int8 quantises the weights once, on the first query).
+    func usePrecision(of library: Library, _ encoder: SentenceEncoder, required: Bool) throws {
+        let recorded = try library.embeddingPrecision() ?? "fp32"
+        guard let precision = Precision(rawValue: recorded) else {
+            let message = "the library's vectors were made in precision '\(recorded)', which this ib cannot make"
+            if required { throw IBError(message) }
+            warn(message + ": queries are embedded in \(encoder.precision.rawValue)")
+            return
+        }
+        guard encoder.precision != precision else { return }
+        encoder.precision = precision
+        mark("precision \(precision.rawValue)")
     }
 
     /// Re-scores vector candidates (and the text list's, which may have no vector

@@ -21,6 +21,8 @@ public struct Exporter {
         try db.read {
             let books = try bookIDs.map { ids in try ids.compactMap { try library.book(id: $0) } } ?? library.books()
             let model = try library.embeddingModel()
+            // The library's one precision (a --mixed-precision library's first): written when not fp32.
+            let precision = try library.embeddingPrecision().flatMap { $0 == "fp32" ? nil : $0 }
             for book in books {
                 let vectors = try VectorBlocks.read(db, bookID: book.id)
                 var byKey: [Int: [Float]] = [:]
@@ -46,6 +48,7 @@ public struct Exporter {
                         chunk.embedding = vector
                         chunk.windows = windows[chunk.index] ?? []
                         chunk.model = book.embeddingModel ?? model?.model
+                        chunk.precision = precision
                     }
                     out.writeRecord(.chunk(chunk), encoding: encoding)
                 }

@@ -13,8 +13,11 @@
 // - a new id with the same non-empty `source` as a stored book is a new version
 //   of that file: it replaces the old book in the same transaction, and the
 //   reading position, quotes, notes, progress and conversations move over;
-// - vectors must all come from the library's model with its dimension (recorded
-//   with the first vectors); otherwise the book is refused and nothing of it is written.
+// - vectors must all come from the library's model with its dimension and in its
+//   precision (fp32, bf16, int8; all three recorded with the first vectors);
+//   otherwise the book is refused and nothing of it is written. allowMixedPrecision
+//   (--mixed-precision) lets other precisions in: the library keeps its first one
+//   (queries are embedded in it) and notes the others in meta.
 import IBCore
 #if canImport(Glibc)
 import Glibc
@@ -44,6 +47,8 @@ public func processCPUSeconds() -> Double {
 public final class Indexer {
     public let library: Library
     public var replace = false
+    /// Store vectors whose precision differs from the library's (which keeps its own).
+    public var allowMixedPrecision = false
     /// Called with one line of progress or warnings (stderr in ib-index).
     public var report: (String) -> Void = { _ in }
     public private(set) var summary = IndexSummary()
@@ -116,6 +121,8 @@ public final class Indexer {
         var chunks: [ChunkRecord]
         var model: String?
         var dim: Int?
+        /// The precisions of the book's vectors, first seen first ("fp32" for records without one).
+        var precisions: [String] = []
         var vectors: [VectorEntry]
         /// Set when the records look cut short (see incompleteness).
         var incomplete: String?
@@ -135,6 +142,7 @@ public final class Indexer {
         for page in p.pages { pages[page.page] = page }
         var seen = Set<Int>()
         var model: String?, dim: Int?
+        var precisions: [String] = []
         var vectors: [VectorEntry] = []
         for chunk in p.chunks {
             guard seen.insert(chunk.index).inserted else { throw IBError("book \(id): chunk \(chunk.index) appears twice") }
@@ -151,12 +159,18 @@ public final class Indexer {
                 }
                 model = m
             }
+            if !precisions.contains(chunk.effectivePrecision) {
+                if let first = precisions.first, !allowMixedPrecision {
+                    throw IBError("book \(id): chunk \(chunk.index) was embedded in \(chunk.effectivePrecision), others in \(first); nothing of the book was stored (--mixed-precision allows it)")
+                }
+                precisions.append(chunk.effectivePrecision)
+            }
             vectors.append(VectorEntry(key: chunk.index, endPage: chunk.endPage, vector: embedding))
         }
         let sortedPages = pages.values.sorted { $0.page < $1.page }
         let sortedChunks = p.chunks.sorted { $0.index < $1.index }
         return Prepared(id: id, book: book, currentPage: currentPage, pages: sortedPages, chunks: sortedChunks,
-                        model: model, dim: dim, vectors: vectors,
+                        model: model, dim: dim, precisions: precisions, vectors: vectors,
                         incomplete: book.flatMap { Self.incompleteness($0, sortedPages, sortedChunks) })
     }
 
@@ -263,7 +277,7 @@ public final class Indexer {
     }
 
     /// The library's model and dimension, checked against the book's vectors
-    /// (and recorded when these are the library's first).
+    /// (and recorded, with their precision, when these are the library's first).
     func checkModel(_ p: Prepared) throws -> (String?, Int?) {
         guard let dim = p.dim else { return (nil, nil) }
         if let (libraryModel, libraryDim) = try library.embeddingModel() {
@@ -274,12 +288,28 @@ public final class Indexer {
             if dim != libraryDim {
                 throw IBError("book \(p.id): \(dim)-dimensional embeddings, but the library's \(libraryModel) vectors have \(libraryDim) dimensions. Nothing of the book was stored")
             }
+            try checkPrecision(p, library: try library.embeddingPrecision() ?? "fp32")
             return (model, dim)
         }
         let model = p.model ?? "unknown"
         try library.setMeta("embedding_model", model)
         try library.setMeta("embedding_dim", String(dim))
+        let precision = p.precisions.first ?? "fp32"
+        try library.setMeta(Library.precisionKey, precision)
+        try checkPrecision(p, library: precision)
         return (model, dim)
+    }
+
+    /// Refuses vectors in another precision than the library's, unless allowMixedPrecision
+    /// (then they are stored, noted in meta, and the library keeps its own).
+    func checkPrecision(_ p: Prepared, library precision: String) throws {
+        let others = p.precisions.filter { $0 != precision }
+        guard let other = others.first else { return }
+        guard allowMixedPrecision else {
+            throw IBError("book \(p.id): \(other) embeddings, but the library holds \(precision) vectors; embed with --precision \(precision), or store them anyway with --mixed-precision. Nothing of the book was stored")
+        }
+        try library.addMixedPrecisions(others)
+        report("book \(p.id): \(other) embeddings stored in a \(precision) library (--mixed-precision); queries stay in \(precision)")
     }
 
     func insertBook(_ book: BookRecord, _ p: Prepared, model: String?, dim: Int?, currentPage: Int, createdAt: String?) throws {

@@ -123,6 +123,28 @@ public final class Library {
         return (model, dim)
     }
 
+    /// The precision of the library's vectors ("fp32", "bf16", "int8"), recorded with
+    /// the first vectors; a library made before precisions were recorded reads as
+    /// fp32. nil while the library has no vectors.
+    public func embeddingPrecision() throws -> String? {
+        guard try embeddingModel() != nil else { return nil }
+        return try meta(Self.precisionKey) ?? "fp32"
+    }
+
+    /// Other precisions stored with --mixed-precision (the library and its queries keep embeddingPrecision).
+    public func mixedPrecisions() throws -> [String] {
+        try meta(Self.mixedPrecisionKey).map { $0.split(separator: ",").map(String.init) } ?? []
+    }
+
+    /// Notes `precisions` as stored beside the library's own (--mixed-precision).
+    func addMixedPrecisions(_ precisions: [String]) throws {
+        let all = Set(try mixedPrecisions()).union(precisions)
+        try setMeta(Self.mixedPrecisionKey, all.sorted().joined(separator: ","))
+    }
+
+    static let precisionKey = "embedding_precision"
+    static let mixedPrecisionKey = "embedding_precision_mixed"
+
     // MARK: books
 
     static let bookColumns = """
@@ -367,6 +389,9 @@ public final class Library {
             let model = try embeddingModel()
             o["model"] = JSON(model?.model)
             o["dim"] = JSON(model?.dim)
+            o["precision"] = JSON(try embeddingPrecision())
+            let mixed = try mixedPrecisions()
+            if !mixed.isEmpty { o["mixed_precision"] = JSON(mixed) }
             o["quantize"] = .string(try meta("quantize") ?? "off")
             o["quotes"] = JSON(try db.scalarInt("SELECT count(*) FROM quotes"))
             o["notes"] = JSON(try db.scalarInt("SELECT count(*) FROM notes"))
