@@ -309,7 +309,7 @@ public final class Indexer {
             throw IBError("book \(p.id): \(other) embeddings, but the library holds \(precision) vectors; embed with --precision \(precision), or store them anyway with --mixed-precision. Nothing of the book was stored")
         }
         try library.addMixedPrecisions(others)
-        report("book \(p.id): \(other) embeddings stored in a \(precision) library (--mixed-precision); queries stay in \(precision)")
+        report("book \(p.id): \(other) embeddings stored beside the library's \(precision) vectors (--mixed-precision); queries stay in \(precision)")
     }
 
     func insertBook(_ book: BookRecord, _ p: Prepared, model: String?, dim: Int?, currentPage: Int, createdAt: String?) throws {
