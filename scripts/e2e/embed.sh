@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of ib-embed with the native model: the record stream,
-# --query/--text, encodings, and each bad-input case (clear error, no crash).
-# Needs the model (scripts/fetch-model) and ib-embed on PATH ($IB_BIN).
+# --query/--text, encodings, the precision a library records (with ib-index and
+# ib-search), and each bad-input case (clear error, no crash).
+# Needs the model (scripts/fetch-model) and ib-embed, ib-index, ib-search on PATH ($IB_BIN).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ -n "${IB_BIN:-}" ] && export PATH="$IB_BIN:$PATH"
@@ -91,6 +92,33 @@ PY
 expect_error "--precision int4" 2 'precision.*int8' ib-embed --precision int4 --query x
 expect_error "IB_PRECISION=int4" 2 'IB_PRECISION' env IB_PRECISION=int4 ib-embed --query x
 expect_error "bad IB_INT8_PLAN" 2 'IB_INT8_PLAN' env IB_INT8_PLAN=keep=nothing ib-embed --precision int8 --query x
+
+# The library records the precision: ib-embed --precision int8 | ib-index makes an
+# int8 library (show, stats); an fp32 book is then refused (exit 1, nothing of it
+# stored) unless --mixed-precision, and ib-search embeds its queries in int8.
+ib-embed --no-cache --precision int8 "$tmp/in.jsonl" | ib-index --db "$tmp/p8.db" 2> "$tmp/i8.err" \
+  || fail "ib-embed --precision int8 | ib-index: $(cat "$tmp/i8.err")"
+ib-index --db "$tmp/p8.db" show --json 0123456789abcdef > "$tmp/show8.json"
+ib-index --db "$tmp/p8.db" stats --json > "$tmp/stats8.json"
+python3 - "$tmp/out-floats.jsonl" "$tmp/show8.json" "$tmp/stats8.json" <<'PY' && ok "int8 library: show and stats say int8" || fail "int8 library precision"
+import json, sys
+fp32 = [json.loads(l) for l in open(sys.argv[1])]
+assert all("precision" not in r for r in fp32), "fp32 records carry no precision"
+show, stats = (json.load(open(p)) for p in sys.argv[2:4])
+assert show["precision"] == "int8" and stats["precision"] == "int8", (show.get("precision"), stats.get("precision"))
+assert "mixed_precision" not in stats
+PY
+sed 's/0123456789abcdef/fedcba9876543210/; s/"t.txt"/"t2.txt"/' "$tmp/out-floats.jsonl" > "$tmp/fp32-book.jsonl"
+expect_error "fp32 book into an int8 library" 1 'book fedcba9876543210: fp32 embeddings, but the library holds int8 vectors' \
+  ib-index --db "$tmp/p8.db" "$tmp/fp32-book.jsonl"
+[ "$(ib-index --db "$tmp/p8.db" list | wc -l)" = 1 ] && ok "nothing of the refused book stored" || fail "the refused book was stored"
+ib-index --db "$tmp/p8.db" --mixed-precision "$tmp/fp32-book.jsonl" 2> "$tmp/mixed.err" \
+  && grep -q 'fp32 embeddings stored beside the library.s int8 vectors' "$tmp/mixed.err" \
+  && [ "$(ib-index --db "$tmp/p8.db" stats --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["precision"], s["mixed_precision"], s["books"])')" = "int8 ['fp32'] 2" ] \
+  && ok "--mixed-precision stores it; the library stays int8" || fail "--mixed-precision: $(cat "$tmp/mixed.err")"
+IB_SEARCH_TIMING=1 ib-search --db "$tmp/p8.db" --json "why is the sky blue" > "$tmp/s8.jsonl" 2> "$tmp/s8.err"
+grep -q 'timing: precision int8' "$tmp/s8.err" && [ -s "$tmp/s8.jsonl" ] && ok "ib-search embeds the query in int8" \
+  || fail "ib-search on the int8 library: $(cat "$tmp/s8.err")"
 
 # 4. Bad input.
 printf '%s\n' '{"type":"chunk","book_id":"b","index":0,"start_page":1,"end_page":1}' > "$tmp/notext.jsonl"
