@@ -71,7 +71,7 @@ extension LibraryTests {
         var rest = Self.book(1, precision: "int8")
         rest.removeFirst()   // no book record: vectors for a stored book
         XCTAssertThrowsError(try store(rest)) { XCTAssertTrue("\($0)".contains("int8 embeddings"), "\($0)") }
-        XCTAssertEqual(try Library.open(path: dbPath).book(id: bookID(rest))?.vectorCount, 5)
+        XCTAssertEqual(try Library.open(path: dbPath).book(id: bookID(Self.book(1)))?.vectorCount, 5)
     }
 
     func testExportWritesTheLibrarysPrecision() throws {
