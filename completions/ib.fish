@@ -74,6 +74,7 @@ complete -c ib-embed -l no-progress
 complete -c ib-index -e
 complete -c ib-index -l db -r -F -d 'the library (default: $IB_DB, else $XDG_DATA_HOME/ib/library'
 complete -c ib-index -l replace -d 'store books again even when their id is already stored'
+complete -c ib-index -l mixed-precision -d 'store vectors made in another precision than the library\'s'
 complete -c ib-index -l restructure -d 'read page records (ib-parse BOOK | ib-index --restructure) a'
 complete -c ib-index -l json -d 'JSON Lines (the default when stdout is not a terminal)'
 complete -c ib-index -l context -x -d 'get: N passages before and after (default 0'
