@@ -8,8 +8,10 @@ Usage: ib-embed [OPTIONS] [FILE...]
        ib-embed --text [FILE...]
 
 Reads chunk records (from ib-chunk) and writes them back out with "model",
-"dim" and "embedding" added. Other record types pass through unchanged, in
-their place. FILE defaults to standard input; "-" is standard input.
+"dim" and "embedding" added, and "precision" ("bf16", "int8") when the native
+model ran in one (fp32 and HTTP providers write none; none reads as fp32).
+Other record types pass through unchanged, in their place. FILE defaults to
+standard input; "-" is standard input.
 
 The default provider runs all-MiniLM-L6-v2 natively (384 dimensions, unit
 length, texts over 256 tokens truncated with one warning per run). It also
@@ -32,7 +34,8 @@ Options:
                       cosine to fp32 above 0.999) or int8 (native model,
                       int8 weight products, cosine to fp32 above 0.999;
                       faster where the CPU has AMX, see ib-embed(1));
-                      default $IB_PRECISION, else fp32
+                      default $IB_PRECISION, else fp32. ib-index keeps a
+                      library to one precision; ib-search embeds queries in it
   --verify-model      check the sha256 of model.safetensors now (it is
                       otherwise checked once per file and remembered)
   --progress          print progress (chunks/s, ETA) on stderr even when
