@@ -300,14 +300,18 @@ public final class Indexer {
         return (model, dim)
     }
 
-    /// Refuses vectors in another precision than the library's, unless allowMixedPrecision
-    /// (then they are stored, noted in meta, and the library keeps its own).
+    /// Refuses vectors in another precision than the library's, unless allowMixedPrecision.
     func checkPrecision(_ p: Prepared, library precision: String) throws {
+        guard !allowMixedPrecision, let other = p.precisions.first(where: { $0 != precision }) else { return }
+        throw IBError("book \(p.id): \(other) embeddings, but the library holds \(precision) vectors; embed with --precision \(precision), or store them anyway with --mixed-precision. Nothing of the book was stored")
+    }
+
+    /// Once the book's vectors are written: notes precisions other than the library's
+    /// (allowMixedPrecision let them in) in meta, and says so. The library keeps its own.
+    func noteMixedPrecisions(_ p: Prepared) throws {
+        let precision = try library.embeddingPrecision() ?? "fp32"
         let others = p.precisions.filter { $0 != precision }
         guard let other = others.first else { return }
-        guard allowMixedPrecision else {
-            throw IBError("book \(p.id): \(other) embeddings, but the library holds \(precision) vectors; embed with --precision \(precision), or store them anyway with --mixed-precision. Nothing of the book was stored")
-        }
         try library.addMixedPrecisions(others)
         report("book \(p.id): \(other) embeddings stored beside the library's \(precision) vectors (--mixed-precision); queries stay in \(precision)")
     }
@@ -348,6 +352,7 @@ public final class Indexer {
         try library.storeSections(bookID: book.id)
         if let model, let dim {
             try VectorBlocks.write(db, bookID: book.id, model: model, dim: dim, entries: p.vectors, quantize: try library.meta("quantize"))
+            try noteMixedPrecisions(p)
         }
         try db.run("UPDATE books SET status = 'ready' WHERE id = ?", book.id)
     }
@@ -428,6 +433,7 @@ public final class Indexer {
         }
         try VectorBlocks.delete(db, bookID: p.id)
         try VectorBlocks.write(db, bookID: p.id, model: model, dim: dim, entries: existing, quantize: try library.meta("quantize"))
+        try noteMixedPrecisions(p)
         for chunk in p.chunks where addedKeys.contains(chunk.index) && !chunk.windows.isEmpty {
             try db.run("UPDATE chunks SET windows = ? WHERE book_id = ? AND chunk_index = ?", Self.windowsValue(chunk), p.id, chunk.index)
         }

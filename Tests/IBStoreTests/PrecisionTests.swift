@@ -50,6 +50,10 @@ extension LibraryTests {
         indexer.allowMixedPrecision = true
         var reports: [String] = []
         indexer.report = { reports.append($0) }
+        // The stored book again, now in int8: a no-op, so no int8 vector came in.
+        for record in Self.book(1, precision: "int8") { try indexer.add(record) }
+        try indexer.finish()
+        XCTAssertEqual(try library.mixedPrecisions(), [])
         for record in Self.book(2, precision: "int8") { try indexer.add(record) }
         try indexer.finish()
         XCTAssertEqual(try library.book(id: bookID(Self.book(2)))?.vectorCount, 10)
