@@ -1,7 +1,7 @@
 // What a question says about WHEN and WHERE in a book its moment lies, read
 // from its words: dates ("on the 4th of May", "in the spring of 1834",
 // "Christmas Eve", "February 1714-15"), numbered parts ("chapter 12", "the
-// third chapter", "Act 3, scene 2", "Book Two"), a place in the book ("near
+// third chapter", "Act 3, scene 2", "in 3.3", "Book Two"), a place in the book ("near
 // the end", "at the start") and words quoted exactly ("To be, or not to be").
 //
 // Readers who know a book name its moments this way far more than they echo
@@ -83,7 +83,37 @@ public struct QueryReferences: Sendable, Equatable {
             i += 1
         }
         if !path.isEmpty { out.parts.append(path) }
+        out.parts += actScenes(text)
         return out
+    }
+
+    /// A play's act and scene in the dotted form readers and editions use: "in
+    /// 3.3", "(III.ii)", "at 1.5.82" (the line is dropped). Both numbers at most
+    /// 20, so a decimal of a play read this way names a scene no book has, and a
+    /// reference that matches nothing changes nothing.
+    static func actScenes(_ text: String) -> [[PartStep]] {
+        var out: [[PartStep]] = []
+        let edges: Set<Character> = [",", ";", ":", "?", "!", "(", ")", "[", "]", "\"", "'", "\u{201C}", "\u{201D}", "\u{2018}", "\u{2019}"]
+        for piece in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
+            var trimmed = piece[...]
+            while let c = trimmed.first, edges.contains(c) { trimmed = trimmed.dropFirst() }
+            while let c = trimmed.last, edges.contains(c) { trimmed = trimmed.dropLast() }
+            if trimmed.last == "." { trimmed = trimmed.dropLast() }   // the sentence's full stop
+            let numbers = trimmed.split(separator: ".", omittingEmptySubsequences: false)
+            // A third number is a line ("1.5.82").
+            guard numbers.count == 2 || numbers.count == 3 && !numbers[2].isEmpty && numbers[2].allSatisfy(\.isNumber) else { continue }
+            guard let act = actOrScene(numbers[0]), let scene = actOrScene(numbers[1]) else { continue }
+            out.append([PartStep(kind: "act", number: act), PartStep(kind: "scene", number: scene)])
+        }
+        return out
+    }
+
+    /// An act or scene number: 1 to 20, in digits or roman numerals.
+    static func actOrScene(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.count <= 5 else { return nil }
+        let n = text.allSatisfy(\.isNumber) ? Int(text) : CalendarWords.roman(String(text).lowercased())
+        guard let n, (1...20).contains(n) else { return nil }
+        return n
     }
 
     // MARK: words

@@ -17,6 +17,18 @@ final class FusionTests: XCTestCase {
         XCTAssertEqual(s.z(nil), s.z(1), accuracy: 1e-12)
     }
 
+    /// A chunk scored below the list (a focused search's hit past its depth) is
+    /// as good as the lowest, however far below it falls: the list's statistics
+    /// say nothing about it.
+    func testScoresBelowTheListCountAsItsLowest() {
+        let s = Standardized([0.51, 0.50, 0.50, 0.49, 0.48])
+        XCTAssertEqual(s.z(0.30), s.z(nil), accuracy: 1e-12)
+        XCTAssertEqual(s.z(0.479), s.z(0.48), accuracy: 1e-12)
+        XCTAssertGreaterThan(s.z(0.49), s.z(0.30))
+        let fusion = ScoreFusion(vector: [0.51, 0.50, 0.49], text: [12, 8, 7], vectorWeight: 1.3)
+        XCTAssertEqual(fusion.score(vector: 0.2, text: 1), fusion.score(vector: nil, text: nil), accuracy: 1e-12)
+    }
+
     func testDegenerateListsStayFinite() {
         for scores in [[], [0.5], [0.5, 0.5, 0.5]] as [[Double]] {
             let s = Standardized(scores)

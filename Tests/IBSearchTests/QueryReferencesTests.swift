@@ -73,6 +73,13 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("in the last act").parts, [[PartStep(kind: "act", number: -1)]])
         XCTAssertEqual(QueryReferences.parse("chapter twenty-one").parts, [[PartStep(kind: "chapter", number: 21)]])
         XCTAssertEqual(QueryReferences.parse("chapters 3 and chapter 4").parts.count, 2)
+        // A play's act and scene, dotted: "3.3", "III.ii", with a line number or a full stop after.
+        let scene = [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 3)]]
+        XCTAssertEqual(QueryReferences.parse("In 3.3, right after the play").parts, scene)
+        XCTAssertEqual(QueryReferences.parse("Claudius prays (III.iii)").parts, scene)
+        XCTAssertEqual(QueryReferences.parse("the prayer at 3.3.36.").parts, scene)
+        XCTAssertEqual(QueryReferences.parse("he ran 2.5 miles").parts, [[PartStep(kind: "act", number: 2), PartStep(kind: "scene", number: 5)]])
+        XCTAssertEqual(QueryReferences.parse("it cost 3.50, i.e. too much, in 1.25.3.4").parts, [])
         // Not parts: a book with no number, a letter and the pronoun.
         XCTAssertEqual(QueryReferences.parse("the book he wrote").parts, [])
         XCTAssertEqual(QueryReferences.parse("the letter I wrote to Lucy").parts, [])
