@@ -104,18 +104,33 @@ static void quantize_row(const float *a, int K, int limit, int16_t *out, float *
 
 /* ---- the tile: acc[r][c] = sum over k of code[r][k] * w[c][k], exact ---- */
 
-/* ROWS rows of A (16-bit codes, lda apart) against one block. */
+/* ROWS rows of A against one block. The rows come as a panel: for each pair of k, MR 32-bit
+ * pairs of codes side by side (row r's at r), so every broadcast is one fixed offset from one
+ * pointer; two pairs of k a step (K2 / 2 steps of one pair when K2 / 2 is odd). */
 #define TILE_A16(NAME, ROWS)                                                                           \
-static void NAME(int K2, const int16_t *A, int lda, const int16_t *B, int32_t acc[MR][BLOCK]) {       \
+static void NAME(int K2, const int32_t *panel, const int16_t *B, int32_t acc[MR][BLOCK]) {             \
     __m256i lo[ROWS], hi[ROWS];                                                                        \
     for (int r = 0; r < ROWS; r++) lo[r] = hi[r] = _mm256_setzero_si256();                             \
-    for (int k = 0; k < K2; k += 2) {                                                                  \
-        const __m256i b0 = _mm256_loadu_si256((const __m256i *)(B + (size_t)k * BLOCK));               \
-        const __m256i b1 = _mm256_loadu_si256((const __m256i *)(B + (size_t)k * BLOCK + 16));          \
+    const int pairs = K2 / 2;                                                                          \
+    int p = 0;                                                                                         \
+    for (; p + 2 <= pairs; p += 2) {                                                                   \
+        for (int u = 0; u < 2; u++) {                                                                  \
+            const int16_t *b = B + (size_t)(p + u) * 2 * BLOCK;                                        \
+            const __m256i b0 = _mm256_loadu_si256((const __m256i *)b);                                 \
+            const __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + 16));                          \
+            for (int r = 0; r < ROWS; r++) {                                                           \
+                const __m256i ar = _mm256_set1_epi32(panel[(size_t)(p + u) * MR + r]);                 \
+                lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(ar, b0));                            \
+                hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(ar, b1));                            \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
+    for (; p < pairs; p++) {                                                                           \
+        const int16_t *b = B + (size_t)p * 2 * BLOCK;                                                  \
+        const __m256i b0 = _mm256_loadu_si256((const __m256i *)b);                                     \
+        const __m256i b1 = _mm256_loadu_si256((const __m256i *)(b + 16));                              \
         for (int r = 0; r < ROWS; r++) {                                                               \
-            int32_t two;                                                                               \
-            memcpy(&two, A + (size_t)r * lda + k, 4);                                                  \
-            const __m256i ar = _mm256_set1_epi32(two);                                                 \
+            const __m256i ar = _mm256_set1_epi32(panel[(size_t)p * MR + r]);                           \
             lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(ar, b0));                                \
             hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(ar, b1));                                \
         }                                                                                              \
@@ -132,8 +147,13 @@ TILE_A16(tile3, 3)
 TILE_A16(tile2, 2)
 TILE_A16(tile1, 1)
 
-typedef void (*tile_fn)(int, const int16_t *, int, const int16_t *, int32_t[MR][BLOCK]);
+typedef void (*tile_fn)(int, const int32_t *, const int16_t *, int32_t[MR][BLOCK]);
 static const tile_fn tiles[MR + 1] = {NULL, tile1, tile2, tile3, tile4, tile5, tile6};
+
+/* Row r (< MR) of a panel from its row of codes: pair p to panel[p * MR + r]. */
+static void to_panel(const int16_t *codes, int K2, int32_t *panel, int r) {
+    for (int p = 0; p < K2 / 2; p++) memcpy(&panel[(size_t)p * MR + r], codes + 2 * p, 4);
+}
 
 /* c[n0 + j] (+)= (rowScale * scales[n0 + j]) * acc[j] + bias[n0 + j] for j < cols. */
 static void store_row(const int32_t *acc, int n0, int cols, float rowScale, const float *scales, const float *bias,
@@ -161,20 +181,24 @@ void ib_gemm_a16(int M, int N, int K, const float *A, int lda, const int16_t *pa
     if (M <= 0 || N <= 0 || K <= 0) return;
     const int K2 = even(K), blocks = blocks_of(N), limit = ib_a16_limit(K, wmax);
     const int accumulate = (flags & IB_GEMM_ACCUMULATE) != 0;
-    int16_t *codes = ib_scratch(IB_SCRATCH_I8_CODES, (size_t)CHUNK * K2 * sizeof(int16_t));
+    /* the chunk's codes as panels of MR rows (K2 / 2 x MR pairs each), then one row's codes */
+    int32_t *panels = ib_scratch(IB_SCRATCH_I8_CODES, (size_t)CHUNK * K2 * sizeof(int16_t) + (size_t)K2 * sizeof(int16_t));
+    int16_t *row = (int16_t *)(panels + (size_t)CHUNK * K2 / 2);
     float *rowScales = ib_scratch(IB_SCRATCH_I8_SCALES, CHUNK * sizeof(float));
     int32_t acc[MR][BLOCK];
     for (int m0 = 0; m0 < M; m0 += CHUNK) {
         const int rows = M - m0 < CHUNK ? M - m0 : CHUNK;
-        for (int i = 0; i < rows; i++)
-            quantize_row(A + (size_t)(m0 + i) * lda, K, limit, codes + (size_t)i * K2, &rowScales[i]);
+        for (int i = 0; i < rows; i++) {
+            quantize_row(A + (size_t)(m0 + i) * lda, K, limit, row, &rowScales[i]);
+            to_panel(row, K2, panels + (size_t)(i / MR) * MR * (K2 / 2), i % MR);
+        }
         /* a block's weights (K2 x 32 bytes) stay near while every row of the chunk passes */
         for (int b = 0; b < blocks; b++) {
             const int16_t *B = packed + (size_t)b * BLOCK * K2;
             const int n0 = b * BLOCK, cols = N - n0 < BLOCK ? N - n0 : BLOCK;
             for (int t = 0; t < rows; t += MR) {
                 const int r = rows - t < MR ? rows - t : MR;
-                tiles[r](K2, codes + (size_t)t * K2, K2, B, acc);
+                tiles[r](K2, panels + (size_t)(t / MR) * MR * (K2 / 2), B, acc);
                 for (int i = 0; i < r; i++)
                     store_row(acc[i], n0, cols, rowScales[t + i], scales, bias, C + (size_t)(m0 + t + i) * ldc, accumulate);
             }
