@@ -395,9 +395,14 @@ static void store_row(const int32_t *acc, int n0, int cols, float rowScale, int3
 enum { PATH_AVX2, PATH_AVX_VNNI, PATH_VNNI512, PATH_AMX };
 static int avx_vnni_allowed = 1;
 
+/* IB_KERNELS=avx2 stands for a CPU with AVX2 alone (Zen 3, Haswell to Comet Lake): no
+ * AVX-VNNI either; IB_KERNELS=avx-vnni keeps it (kernels.c). */
 static int has_avx_vnni(void) {
     static int known = -1;
-    if (known < 0) known = __builtin_cpu_supports("avxvnni") ? 1 : 0;
+    if (known < 0) {
+        const char *forced = getenv("IB_KERNELS");
+        known = __builtin_cpu_supports("avxvnni") && !(forced && strcmp(forced, "avx2") == 0) ? 1 : 0;
+    }
     return known;
 }
 

@@ -39,7 +39,7 @@ static int use_avx512 = -1;
 
 static void choose_isa(void) {
     const char *forced = getenv("IB_KERNELS");
-    if (forced && strcmp(forced, "avx2") == 0) { use_avx512 = 0; return; }
+    if (forced && (strcmp(forced, "avx2") == 0 || strcmp(forced, "avx-vnni") == 0)) { use_avx512 = 0; return; }
     use_avx512 = ib_cpu_isa() == IB_ISA_AVX512;
 }
 

@@ -173,6 +173,10 @@ struct BertEncoder {
         case .fp32: break
         case .bf16: flags |= Int32(IB_GEMM_BF16)
         case .int8:
+            if let int8, let matrix = int8.pairMatrix(l, slot) {
+                matrix.multiply(rows: Int(M), x, lda: Int(lda), bias: a.bias, out, ldc: Int(ldc), flags: flags)
+                return
+            }
             if let int8, let matrix = int8.matrix(l, slot) {
                 let limits = int8.limits(slot)
                 matrix.multiply(rows: Int(M), x, lda: Int(lda), bias: a.bias, out, ldc: Int(ldc), flags: flags | int8.flags(slot),

@@ -42,6 +42,10 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
     /// fp32 (by 16-bit weights), the rest of the row quantised over its own range (rowLimits
     /// still sends a whole row to fp32 first).
     public var valueLimits: [LinearSlot: Float] = [:]
+    /// When > 0: every int8 linear's activations as 16-bit codes and its weights as codes of this
+    /// many bits (ib_gemm_a16): CPUs with AVX2 and no VNNI multiply 16-bit values at the int8
+    /// rate anyway, and so reach parity with no row or value limits.
+    public var pairCodeBits = 0
 
     public init() {}
 
@@ -62,9 +66,23 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         return plan
     }()
 
+    /// The plan for CPUs with AVX2 and no VNNI (int8 path "avx2"): every linear, ffn-down too, on
+    /// 11-bit weight codes and 16-bit activation codes (8-bit codes would leave ffn-down and the
+    /// tokens with massive activations in fp32 there, for no faster multiply-adds; 8-bit weights
+    /// with 16-bit activations reach only 0.9965 on the reference texts, 11-bit 0.99994: README
+    /// "int8 embeddings").
+    public static let avx2: Int8Plan = {
+        var plan = Int8Plan()
+        plan.pairCodeBits = 11
+        return plan
+    }()
+
+    /// The plan for the int8 kernels this CPU runs now: avx2 on the "avx2" path, else standard.
+    public static var forThisCPU: Int8Plan { Int8Matrix.kernelPath == "avx2" ? .avx2 : .standard }
+
     /// Parses items separated by ",": keep=SLOT[@LAYERS] (kept in floating point), only=SLOT[@LAYERS]
     /// (these in int8, every other linear kept), asym=SLOT (asymmetric activations), kept=bf16|fp32,
-    /// rows=SLOT:LIMIT (rowLimits), values=SLOT:LIMIT (valueLimits);
+    /// rows=SLOT:LIMIT (rowLimits), values=SLOT:LIMIT (valueLimits), a16=BITS (pairCodeBits, 0 or 8-12);
     /// SLOT: query key value attn-out ffn-up ffn-down all; LAYERS: "3" or "0-5" (default all).
     /// "int8" alone is every linear in int8 with symmetric activations.
     /// For measurements (IB_INT8_PLAN); `layers` is the model's layer count.
@@ -82,7 +100,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
 
     private mutating func add(_ text: String, layers: Int, name: String) throws {
         func bad(_ item: Substring) -> IBError {
-            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, values=SLOT:LIMIT, kept=bf16|fp32 or int8)")
+            IBError.usage("\(name): bad item '\(item)' (want keep=SLOT[@A-B], only=SLOT[@A-B], asym=SLOT, rows=SLOT:LIMIT, values=SLOT:LIMIT, kept=bf16|fp32, a16=BITS or int8)")
         }
         func slots(_ s: Substring) throws -> [LinearSlot] {
             if s == "all" { return LinearSlot.allCases }
@@ -118,6 +136,9 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
                 let target = parts[1].split(separator: ":")
                 guard target.count == 2, let limit = Float(target[1]), limit > 1, limit.isFinite else { throw bad(item) }
                 for slot in try slots(target[0]) { valueLimits[slot] = limit }
+            case "a16":
+                guard let bits = Int(parts[1]), bits == 0 || (8...12).contains(bits) else { throw bad(item) }
+                pairCodeBits = bits
             case "kept":
                 guard parts[1] == "bf16" || parts[1] == "fp32" else { throw bad(item) }
                 keptInBF16 = parts[1] == "bf16"
@@ -142,7 +163,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
         let asymText = asymmetric.map(\.rawValue).sorted().map { "asym=\($0)" }
         let rowsText = rowLimits.map { "rows=\($0.key.rawValue):\($0.value)" }.sorted()
         let valuesText = valueLimits.map { "values=\($0.key.rawValue):\($0.value)" }.sorted()
-        let items = everywhereText + keptText + asymText + rowsText + valuesText + (keptInBF16 ? ["kept=bf16"] : [])
+        let items = everywhereText + keptText + asymText + rowsText + valuesText + (keptInBF16 ? ["kept=bf16"] : []) + (pairCodeBits > 0 ? ["a16=\(pairCodeBits)"] : [])
         return items.isEmpty ? "int8" : items.joined(separator: ",")
     }
 }
@@ -152,6 +173,7 @@ public struct Int8Plan: Sendable, Equatable, CustomStringConvertible {
 final class Int8Weights: @unchecked Sendable {
     let plan: Int8Plan
     private let matrices: [[LinearSlot: Int8Matrix]]
+    private let pairMatrices: [[LinearSlot: PairCodeMatrix]]
     private let bf16: [[LinearSlot: [UInt16]]]
 
     init(_ w: BertWeights, _ c: BertConfig, plan: Int8Plan) {
@@ -160,12 +182,20 @@ final class Int8Weights: @unchecked Sendable {
         matrices = w.layers.enumerated().map { l, layer in
             let all = Self.linears(layer, h, i)
             var out: [LinearSlot: Int8Matrix] = [:]
-            for (slot, affine, n, k) in all where !plan.keeps(l, slot) {
+            for (slot, affine, n, k) in all where !plan.keeps(l, slot) && plan.pairCodeBits == 0 {
                 out[slot] = Int8Matrix(weight: affine.weight, outputs: n, inputs: k,
                                        withColumns: plan.valueLimits[slot] != nil || plan.rowLimits[slot] != nil)
                 // Never read again (fp32 rows and values use the 16-bit codes): resident beside
                 // their int8 form they would put the peak RSS above fp32's.
                 SafeTensors.dropPages(of: affine.weight, count: n * k)
+            }
+            return out
+        }
+        pairMatrices = w.layers.enumerated().map { l, layer in
+            var out: [LinearSlot: PairCodeMatrix] = [:]
+            for (slot, affine, n, k) in Self.linears(layer, h, i) where !plan.keeps(l, slot) && plan.pairCodeBits > 0 {
+                out[slot] = PairCodeMatrix(weight: affine.weight, outputs: n, inputs: k, bits: plan.pairCodeBits)
+                SafeTensors.dropPages(of: affine.weight, count: n * k)     // as above: never read again
             }
             return out
         }
@@ -200,8 +230,12 @@ final class Int8Weights: @unchecked Sendable {
         return packed.withUnsafeBufferPointer { ib_gemm_bf16_amx(M, N, K, x, lda, $0.baseAddress!, bias, out, ldc, flags) != 0 }
     }
 
-    /// The int8 matrix of layer `l`'s `slot`, or nil when it stays in floating point.
+    /// The int8 matrix of layer `l`'s `slot`, or nil when it stays in floating point (or the plan
+    /// has 16-bit activations).
     func matrix(_ l: Int, _ slot: LinearSlot) -> Int8Matrix? { matrices[l][slot] }
+
+    /// The matrix of layer `l`'s `slot` for 16-bit activations (plan.pairCodeBits > 0), or nil.
+    func pairMatrix(_ l: Int, _ slot: LinearSlot) -> PairCodeMatrix? { pairMatrices[l][slot] }
 
     /// Extra ib_gemm_i8 flags for `slot`.
     func flags(_ slot: LinearSlot) -> Int32 {

@@ -39,14 +39,14 @@ public final class SentenceEncoder: @unchecked Sendable {
     public var precision: Precision {
         get { encoder.precision }
         set {
-            if newValue == .int8 && encoder.int8 == nil { encoder.int8 = Int8Weights(encoder.weights, config, plan: .standard) }
+            if newValue == .int8 && encoder.int8 == nil { encoder.int8 = Int8Weights(encoder.weights, config, plan: .forThisCPU) }
             encoder.precision = newValue
         }
     }
-    /// Which linears int8 runs in int8 and how (Int8Plan.standard unless changed; for measurements).
+    /// Which linears int8 runs in int8 and how (Int8Plan.forThisCPU unless changed; for measurements).
     /// Setting it re-quantises. Not while another thread is embedding with this encoder.
     public var int8Plan: Int8Plan {
-        get { encoder.int8?.plan ?? .standard }
+        get { encoder.int8?.plan ?? .forThisCPU }
         set { encoder.int8 = Int8Weights(encoder.weights, config, plan: newValue) }
     }
     /// Whether bf16 runs as bf16 here (AVX-512 BF16).

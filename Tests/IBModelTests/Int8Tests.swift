@@ -159,6 +159,67 @@ final class Int8Tests: XCTestCase {
         }
     }
 
+    /// ib_gemm_a16 (weight codes of a few bits, 16-bit activation codes: the avx2 plan's kernel,
+    /// which runs on every x86-64-v3 CPU) against a scalar reference of the same quantisation,
+    /// with plain, accumulating and GELU epilogues; the largest codes on both sides must not
+    /// overflow the int32 sums.
+    func testPairCodeGemmIsTheQuantisedProduct() {
+        var state: UInt64 = 17
+        func random() -> Float { state = state &* 6364136223846793005 &+ 1442695040888963407; return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000 }
+        for (m, n, k, bits) in [(1, 37, 390, 11), (9, 16, 8, 8), (19, 70, 384, 11), (13, 20, 1537, 12), (50, 33, 7, 10)] {
+            let wmax = Int32((1 << (bits - 1)) - 1)
+            var a = (0..<(m * k)).map { _ in random() * 3 }
+            for i in 0..<k { a[i] = 0 }                                   // an all-zero row
+            if m > 2 { a[2 * k + k / 2] = 90 }                           // a massive activation
+            let w = (0..<(n * k)).map { _ in random() }, bias = (0..<n).map { _ in random() }
+            var packed = [Int16](repeating: 0, count: ib_w16_pairs_bytes(Int32(n), Int32(k)) / 2)
+            var scales = [Float](repeating: 0, count: n)
+            ib_w16_pack_pairs(w, Int32(n), Int32(k), wmax, &packed, &scales)
+            let limit = Int(ib_a16_limit(Int32(k), wmax))
+            XCTAssertEqual(limit, min(32767, Int(Int32.max) / (((k + 1) & ~1) * Int(wmax))))
+            var expected = [Float](repeating: 0, count: m * n)
+            for i in 0..<m {
+                let row = a[(i * k)..<((i + 1) * k)]
+                let top = row.map(abs).max()!
+                let inverse = top > 0 ? Float(limit) / top : 0, rowScale = top > 0 ? top / Float(limit) : 0
+                let codes = row.map { Int64(($0 * inverse).rounded(.toNearestOrEven)) }
+                for j in 0..<n {
+                    let weights = w[(j * k)..<((j + 1) * k)]
+                    let wtop = weights.map(abs).max()!
+                    XCTAssertEqual(scales[j], wtop / Float(wmax))
+                    let wc = weights.map { Int64(($0 / wtop * Float(wmax)).rounded(.toNearestOrEven)) }
+                    let dot = zip(codes, wc).reduce(Int64(0)) { $0 + $1.0 * $1.1 }
+                    expected[i * n + j] = rowScale * scales[j] * Float(dot) + bias[j]
+                    let exact = (0..<k).reduce(bias[j]) { $0 + a[i * k + $1] * w[j * k + $1] }
+                    // Rounding errors of half a step on each side (three sigma), and the massive value's.
+                    let steps = 9 / Float(wmax) + 9 / Float(limit) + (i == 2 ? 90 / Float(limit) : 0)
+                    let tolerance = steps * Float(k).squareRoot() + (i == 2 ? 90 / Float(wmax) : 0)
+                    XCTAssertEqual(expected[i * n + j], exact, accuracy: tolerance, "reference far from fp32")
+                }
+            }
+            let previous = (0..<(m * n)).map { _ in random() }
+            var c = [Float](repeating: .nan, count: m * n), sum = previous, gelu = [Float](repeating: 0, count: m * n)
+            ib_gemm_a16(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, wmax, bias, &c, Int32(n), 0)
+            ib_gemm_a16(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, wmax, bias, &sum, Int32(n), Int32(IB_GEMM_ACCUMULATE))
+            ib_gemm_a16(Int32(m), Int32(n), Int32(k), a, Int32(k), packed, scales, wmax, bias, &gelu, Int32(n), Int32(IB_GEMM_GELU))
+            for i in 0..<(m * n) {
+                XCTAssertEqual(c[i], expected[i], accuracy: 1e-5 * max(1, abs(expected[i])), "m \(m) n \(n) k \(k) at \(i)")
+                XCTAssertEqual(sum[i], previous[i] + c[i], accuracy: 1e-5 * max(1, abs(sum[i])), "accumulate, at \(i)")
+                XCTAssertEqual(gelu[i], c[i] * 0.5 * (1 + Float(erf(Double(c[i]) / 2.0.squareRoot()))), accuracy: 1e-4 * max(1, abs(c[i])), "GELU, at \(i)")
+            }
+        }
+        // The largest codes everywhere: every product is limit x wmax, summed over K without overflow.
+        for (k, bits) in [(384, 11), (1536, 11), (1537, 12), (1536, 8)] {
+            let wmax = Int32((1 << (bits - 1)) - 1)
+            let a = [Float](repeating: 1, count: 2 * k), w = [Float](repeating: -2, count: 16 * k)
+            var packed = [Int16](repeating: 0, count: ib_w16_pairs_bytes(16, Int32(k)) / 2), scales = [Float](repeating: 0, count: 16)
+            ib_w16_pack_pairs(w, 16, Int32(k), wmax, &packed, &scales)
+            var c = [Float](repeating: 0, count: 2 * 16)
+            ib_gemm_a16(2, 16, Int32(k), a, Int32(k), packed, scales, wmax, nil, &c, 16, 0)
+            for v in c { XCTAssertEqual(v, -2 * Float(k), accuracy: 1e-3 * Float(k), "k \(k) bits \(bits)") }
+        }
+    }
+
     /// ib_gemm_bf16_amx against fp32 products of the bf16-rounded operands (where AMX runs).
     func testBF16OnAMXIsTheRoundedProduct() throws {
         guard ib_bf16_amx_usable() != 0 else { print("bf16 on AMX skipped (this CPU lacks it)"); return }
@@ -191,12 +252,15 @@ final class Int8Tests: XCTestCase {
         XCTAssertTrue(plan.keeps(0, .output) && plan.keeps(5, .output) && plan.keeps(5, .value))
         XCTAssertFalse(plan.keeps(1, .value))
         XCTAssertEqual(try Int8Plan.parse(Int8Plan.standard.description, layers: 6), Int8Plan.standard)
+        XCTAssertEqual(try Int8Plan.parse(Int8Plan.avx2.description, layers: 6), Int8Plan.avx2)
+        XCTAssertEqual(Int8Plan.avx2.description, "a16=11")
+        XCTAssertEqual(try Int8Plan.parse("a16=9,a16=0", layers: 6).pairCodeBits, 0)
         XCTAssertEqual(plan.rowLimits, [.query: 8])
         XCTAssertEqual(try Int8Plan.parse(plan.description, layers: 6), plan, "the description parses back")
         let only = try Int8Plan.parse("only=key@3", layers: 6)
         XCTAssertEqual(only.kept.count, 35)
         XCTAssertEqual(try Int8Plan.parse("int8", layers: 6), Int8Plan())
-        for bad in ["keep=ffn", "keep=value@4-9", "rows=query:x", "asym", "kept=fp16", "keep=value@5-2", "values=ffn-up:1", "values=ffn-up"] {
+        for bad in ["a16=16", "a16=x", "keep=ffn", "keep=value@4-9", "rows=query:x", "asym", "kept=fp16", "keep=value@5-2", "values=ffn-up:1", "values=ffn-up"] {
             XCTAssertThrowsError(try Int8Plan.parse(bad, layers: 6), bad) { error in
                 XCTAssertTrue("\(error)".contains("IB_INT8_PLAN"), "\(error)")
             }
@@ -213,6 +277,9 @@ final class Int8Tests: XCTestCase {
         defer { Self.select(Self.best) }
         for path in Self.kernelPaths() {
             Self.select(path)
+            // The path's own plan (16-bit activations on avx2); on avx2 the 8-bit plan too.
+            for plan in [Int8Plan.forThisCPU] + (path.name == "avx2" ? [Int8Plan.standard] : []) {
+            model.int8Plan = plan
             model.batchSize = 32
             let got = model.embed(tokenIDs: reference.map(\.ids))
             var minCos = 1.0, maxCos = 0.0
@@ -231,6 +298,7 @@ final class Int8Tests: XCTestCase {
             let one = model.embed(tokenIDs: [reference[7].ids])[0]
             let agreement = zip(one, got[7]).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
             XCTAssertGreaterThan(agreement, 0.99999, "batch of one, \(path.name)")
+            }
         }
     }
 

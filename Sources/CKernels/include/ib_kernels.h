@@ -4,7 +4,9 @@
  * Everything is fp32, row-major. The hot part is ib_gemm; the rest are the
  * small per-token passes of a BERT layer. The AVX-512 code paths are chosen
  * at run time (the baseline build is x86-64-v3: AVX2 + FMA). Setting
- * IB_KERNELS=avx2 in the environment forces the AVX2 path (for testing).
+ * IB_KERNELS=avx2 in the environment forces the AVX2 path, int8 without
+ * AVX-VNNI too (a CPU with AVX2 alone, for testing and measuring);
+ * IB_KERNELS=avx-vnni forces AVX2 but keeps AVX-VNNI where the CPU has it.
  */
 #ifndef IB_KERNELS_H
 #define IB_KERNELS_H
@@ -154,6 +156,19 @@ void ib_i16_columns(const float *W, int N, int K, int16_t *columns, float *scale
 void ib_gemm_i8_mixed(int M, int N, int K, const float *A, int lda, const int8_t *packed, const float *scales,
                       const int32_t *sums, const int16_t *columns, const float *columnScales, int ldcol,
                       const float *W, float rowLimit, float valueLimit, const float *bias, float *C, int ldc, int flags);
+
+/* ---- the int8 path without VNNI (a16_gemm.c): vpmaddwd on 16-bit codes ----
+ * W[N, K] quantised per row to codes |c| <= wmax (scales[n] = max|w| / wmax; code = round half
+ * to even of w / max|w| x wmax) and packed in pairs of k (ib_w16_pairs_bytes); each row of A
+ * quantised to 16-bit codes |c| <= ib_a16_limit(K, wmax) = min(32767, (2^31 - 1) / (K2 x wmax)),
+ * K2 = K rounded up to even (exact int32 sums), scale max|a| / limit, code = round half to even
+ * of a x (limit / max|a|), NaN 0. Then C[M, N] (+)= (rowScale x scales[n]) x sum + bias[n]
+ * [, GELU]. Per-thread buffers; safe from several threads at once. */
+size_t ib_w16_pairs_bytes(int N, int K);
+void ib_w16_pack_pairs(const float *W, int N, int K, int wmax, int16_t *packed, float *scales);
+int ib_a16_limit(int K, int wmax);
+void ib_gemm_a16(int M, int N, int K, const float *A, int lda, const int16_t *packed, const float *scales, int wmax,
+                 const float *bias, float *C, int ldc, int flags);
 
 /* Whether ib_gemm_i8 runs the AVX-512 VNNI tiles (else AVX-VNNI or AVX2 ones). */
 int ib_i8_uses_vnni(void);
