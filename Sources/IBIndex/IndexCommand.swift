@@ -188,15 +188,12 @@ public enum IndexCommand {
         let format = try c.format
         let book = try library.resolveBook(c.positionals[0])
         let sections = try library.sections(bookID: book.id)
-        // One precision per library (the first vectors'); nil without vectors.
-        let precision = book.vectorCount > 0 ? try library.embeddingPrecision() : nil
         if format == .json {
             guard case .object(var object) = book.json else { return }
-            object["precision"] = JSON(precision)
             object["sections"] = .array(sections.map(\.json))
             c.out.writeJSON(.object(object))
         } else {
-            c.out.write(TextTable.keyValueLines(showPairs(book, precision: precision), keyWidth: 12))
+            c.out.write(TextTable.keyValueLines(showPairs(book, precision: book.embeddingPrecision), keyWidth: 12))
             if !sections.isEmpty { c.out.write("\ncontents (\(counted(sections.count, "section"))):\n" + contentsLines(sections)) }
         }
     }

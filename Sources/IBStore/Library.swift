@@ -22,12 +22,16 @@ public struct BookInfo: Sendable, Equatable {
     public var vectorCount: Int
     public var embeddingModel: String?
     public var embeddingDimension: Int?
+    /// The library's precision (one for all its vectors), nil when the book has none.
+    public var embeddingPrecision: String?
 
     public init(record: BookRecord, status: String, currentPage: Int, createdAt: String, updatedAt: String,
-                chunkCount: Int, vectorCount: Int, embeddingModel: String?, embeddingDimension: Int?) {
+                chunkCount: Int, vectorCount: Int, embeddingModel: String?, embeddingDimension: Int?,
+                embeddingPrecision: String? = nil) {
         self.record = record; self.status = status; self.currentPage = currentPage
         self.createdAt = createdAt; self.updatedAt = updatedAt; self.chunkCount = chunkCount; self.vectorCount = vectorCount
         self.embeddingModel = embeddingModel; self.embeddingDimension = embeddingDimension
+        self.embeddingPrecision = embeddingPrecision
     }
 
     public subscript<T>(dynamicMember field: KeyPath<BookRecord, T>) -> T { record[keyPath: field] }
@@ -37,6 +41,7 @@ public struct BookInfo: Sendable, Equatable {
         guard case .object(var o) = record.json else { return record.json }
         o.set(["status": .string(status), "current_page": JSON(currentPage), "chunks": JSON(chunkCount),
                "embedded": JSON(vectorCount), "model": JSON(embeddingModel), "dim": JSON(embeddingDimension),
+               "precision": JSON(embeddingPrecision),
                "created_at": .string(Library.normalizedDate(createdAt)), "updated_at": .string(Library.normalizedDate(updatedAt))])
         return .object(o)
     }
@@ -152,6 +157,7 @@ public final class Library {
         b.created_at, b.updated_at, b.embedding_provider, b.embedding_dimension, b.extra,
         (SELECT count(*) FROM chunks c WHERE c.book_id = b.id) AS chunk_count,
         (SELECT coalesce(sum(v.count), 0) FROM vector_blocks v WHERE v.book_id = b.id) AS vector_count,
+        (SELECT value FROM meta WHERE key = 'embedding_precision') AS embedding_precision,
         (SELECT json_group_array(a.name) FROM (SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
             WHERE ba.book_id = b.id ORDER BY ba.position) a) AS authors
         """
@@ -171,7 +177,8 @@ public final class Library {
         return BookInfo(record: record, status: row.text("status") ?? "pending", currentPage: row.int("current_page") ?? 0,
                         createdAt: row.text("created_at") ?? "", updatedAt: row.text("updated_at") ?? "",
                         chunkCount: row.int("chunk_count") ?? 0, vectorCount: row.int("vector_count") ?? 0,
-                        embeddingModel: row.text("embedding_provider"), embeddingDimension: row.int("embedding_dimension"))
+                        embeddingModel: row.text("embedding_provider"), embeddingDimension: row.int("embedding_dimension"),
+                        embeddingPrecision: (row.int("vector_count") ?? 0) > 0 ? row.text("embedding_precision") ?? "fp32" : nil)
     }
 
     /// Books in the library, oldest first. Only `ready` books unless `all`.
