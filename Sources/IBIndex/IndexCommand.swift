@@ -193,18 +193,18 @@ public enum IndexCommand {
             object["sections"] = .array(sections.map(\.json))
             c.out.writeJSON(.object(object))
         } else {
-            c.out.write(TextTable.keyValueLines(showPairs(book, precision: book.embeddingPrecision), keyWidth: 12))
+            c.out.write(TextTable.keyValueLines(showPairs(book), keyWidth: 12))
             if !sections.isEmpty { c.out.write("\ncontents (\(counted(sections.count, "section"))):\n" + contentsLines(sections)) }
         }
     }
 
-    static func showPairs(_ book: BookInfo, precision: String? = nil) -> [(String, String)] {
+    static func showPairs(_ book: BookInfo) -> [(String, String)] {
         var lines: [(String, String)] = [("id", book.id), ("title", book.title)]
         if !book.authors.isEmpty { lines.append(("authors", book.authors.joined(separator: ", "))) }
         if let language = book.language { lines.append(("language", language)) }
         lines += [("format", book.format), ("source", book.source), ("sha256", book.sha256),
                   ("pages", String(book.pageCount)), ("chunks", String(book.chunkCount)),
-                  ("embedded", "\(book.vectorCount)" + (book.embeddingModel.map { " (\($0), \(book.embeddingDimension ?? 0) dims" + (precision.map { ", \($0)" } ?? "") + ")" } ?? "")),
+                  ("embedded", "\(book.vectorCount)" + (book.embeddingModel.map { " (\($0), \(book.embeddingDimension ?? 0) dims" + (book.embeddingPrecision.map { ", \($0)" } ?? "") + ")" } ?? "")),
                   ("reading at", book.currentPage > 0 ? "page \(book.currentPage)" : "-"),
                   ("status", book.status), ("added", Library.normalizedDate(book.createdAt)),
                   ("updated", Library.normalizedDate(book.updatedAt))]

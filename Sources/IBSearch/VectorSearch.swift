@@ -1,6 +1,7 @@
 // The vector half of a search: the query embedded with the library's model in
-// the library's precision (fp32, bf16 or int8, as its vectors were made), the nearest chunks by their own vectors (IBStore's kNN), then re-scored by
-// their window vectors (a paragraph or a ~32-token run each).
+// the library's precision (fp32, bf16 or int8, as its vectors were made), the
+// nearest chunks by their own vectors (IBStore's kNN), then re-scored by their
+// window vectors (a paragraph or a ~32-token run each).
 import CKernels
 import IBCore
 import IBModel

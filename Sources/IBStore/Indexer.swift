@@ -294,9 +294,8 @@ public final class Indexer {
         let model = p.model ?? "unknown"
         try library.setMeta("embedding_model", model)
         try library.setMeta("embedding_dim", String(dim))
-        let precision = p.precisions.first ?? "fp32"
-        try library.setMeta(Library.precisionKey, precision)
-        try checkPrecision(p, library: precision)
+        // The book's first precision (prepare() let others in only with allowMixedPrecision).
+        try library.setMeta(Library.precisionKey, p.precisions.first ?? "fp32")
         return (model, dim)
     }
 

@@ -157,7 +157,7 @@ public final class Library {
         b.created_at, b.updated_at, b.embedding_provider, b.embedding_dimension, b.extra,
         (SELECT count(*) FROM chunks c WHERE c.book_id = b.id) AS chunk_count,
         (SELECT coalesce(sum(v.count), 0) FROM vector_blocks v WHERE v.book_id = b.id) AS vector_count,
-        (SELECT value FROM meta WHERE key = 'embedding_precision') AS embedding_precision,
+        (SELECT value FROM meta WHERE key = '\(precisionKey)') AS embedding_precision,
         (SELECT json_group_array(a.name) FROM (SELECT a.name FROM book_authors ba JOIN authors a ON a.id = ba.author_id
             WHERE ba.book_id = b.id ORDER BY ba.position) a) AS authors
         """
