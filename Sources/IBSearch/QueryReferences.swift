@@ -66,16 +66,19 @@ public struct QueryReferences: Sendable, Equatable {
         var out = QueryReferences()
         out.phrases = quotedPhrases(text)
         out.quotedTitles = quotedRuns(text, maxWords: 8)
-        let words = tokens(text)
+        let cased = casedTokens(text)
+        let words = cased.map(\.word)
         var i = 0
         var path: [PartStep] = []
         while i < words.count {
             if let (date, next) = date(words, at: i) {
                 out.dates.append(date); i = next; continue
             }
-            if let (step, next) = part(words, at: i) {
+            if let (step, next) = part(words, at: i) ?? titledPart(cased, at: i) {
                 if path.contains(where: { $0.kind == step.kind }) { out.parts.append(path); path = [] }
-                path.append(step); i = next; continue
+                // Outermost first, however it was said: "the last scene of the second act".
+                let at = path.firstIndex(where: { depth($0.kind) > depth(step.kind) }) ?? path.count
+                path.insert(step, at: at); i = next; continue
             }
             if out.position == nil, let (range, next) = position(words, at: i) {
                 out.position = range; i = next; continue
@@ -85,6 +88,18 @@ public struct QueryReferences: Sendable, Equatable {
         if !path.isEmpty { out.parts.append(path) }
         out.parts += actScenes(text)
         return out
+    }
+
+    /// How deep a kind of part sits: a volume holds books, a book parts, a part
+    /// chapters or acts, an act scenes.
+    static func depth(_ kind: String) -> Int {
+        switch kind {
+        case "volume": return 0
+        case "book": return 1
+        case "part": return 2
+        case "act", "chapter", "canto", "stave", "letter": return 3
+        default: return 4
+        }
     }
 
     /// A play's act and scene in the dotted form readers and editions use: "in
@@ -120,23 +135,46 @@ public struct QueryReferences: Sendable, Equatable {
 
     /// Lowercased words with apostrophes and hyphens kept inside them ("year's",
     /// "twenty-first", "1714-15"); curly apostrophes folded.
-    static func tokens(_ text: String) -> [String] {
-        var out: [String] = []
+    static func tokens(_ text: String) -> [String] { casedTokens(text).map(\.word) }
+
+    /// tokens(), each with whether it was written with a capital ("Book the
+    /// Second" is a part; "the book the second time" is not). A qualifier or a
+    /// month joined by a hyphen reads as two words: "mid-June", "late-1665", "May-day".
+    static func casedTokens(_ text: String) -> [(word: String, capital: Bool)] {
+        var out: [(word: String, capital: Bool)] = []
         var current = ""
-        let scalars = Array(text.lowercased().unicodeScalars)
+        var capital = false
+        func flush() {
+            guard !current.isEmpty else { return }
+            for (k, piece) in splitJoined(current.lowercased()).enumerated() { out.append((piece, capital && k == 0)) }
+            current = ""
+        }
+        let scalars = Array(text.unicodeScalars)
         for (i, s) in scalars.enumerated() {
             let joiner = s == "'" || s == "\u{2019}" || s == "-" || s == "\u{2013}"
             if TextClasses.isWordScalar(s) {
+                if current.isEmpty { capital = s.properties.isUppercase }
                 current.unicodeScalars.append(s)
             } else if joiner, !current.isEmpty, i + 1 < scalars.count,
                       TextClasses.isWordScalar(scalars[i + 1]) {
                 current.unicodeScalars.append(s == "\u{2019}" ? "'" : (s == "\u{2013}" ? "-" : s))
-            } else if !current.isEmpty {
-                out.append(current); current = ""
+            } else {
+                flush()
             }
         }
-        if !current.isEmpty { out.append(current) }
+        flush()
         return out
+    }
+
+    /// "mid-june" -> "mid", "june"; "may-day" -> "may", "day"; other words whole.
+    static func splitJoined(_ word: String) -> [String] {
+        guard let dash = word.firstIndex(of: "-") else { return [word] }
+        let head = String(word[..<dash]), tail = String(word[word.index(after: dash)...])
+        if ["mid", "early", "late"].contains(head), CalendarWords.months[tail] != nil || CalendarWords.seasons[tail] != nil || year(tail) != nil {
+            return [head, tail]
+        }
+        if CalendarWords.months[head] != nil, tail == "day" { return [head, tail] }
+        return [word]
     }
 
     /// Text between quotation marks, single or double, straight or curly, of one
@@ -200,7 +238,13 @@ public struct QueryReferences: Sendable, Equatable {
         guard let first = parts.first, first.count == 4, let y = Int(first), (1000...2099).contains(y) else { return nil }
         if parts.count == 1 { return y...y }
         guard parts.count == 2, let tail = Int(parts[1]) else { return nil }
-        let second = parts[1].count == 2 ? (y / 100) * 100 + tail : (parts[1].count == 4 ? tail : -1)
+        let second: Int
+        switch parts[1].count {
+        case 1: second = (y / 10) * 10 + tail   // "1662-3"
+        case 2: second = (y / 100) * 100 + tail
+        case 4: second = tail
+        default: second = -1
+        }
         return second >= y && second <= y + 1 ? y...second : nil
     }
 
@@ -214,6 +258,11 @@ public struct QueryReferences: Sendable, Equatable {
         if let found = dayBeforeMonth(w, at: i) { return found }
         // A year on its own ("in 1835"), not a page or chapter number.
         if let years = year(w[i]), !["page", "p", "pp", "chapter", "no", "number"].contains(word(w, i - 1)) {
+            let third = yearThird(w, before: i)
+            return (DateReference(years: years, from: third?.from, to: third?.to, day: nil, precise: false), i + 1)
+        }
+        // A decade: "in the 1660s", "the 1830's".
+        if let years = decade(w[i]) {
             return (DateReference(years: years, from: nil, to: nil, day: nil, precise: false), i + 1)
         }
         // "on the 17th": a day with no month.
@@ -223,6 +272,25 @@ public struct QueryReferences: Sendable, Equatable {
             return (DateReference(years: nil, from: nil, to: nil, day: day, precise: false), i + 2)
         }
         return nil
+    }
+
+    /// "early 1663", "early in 1663", "the beginning of 1663": January to April;
+    /// "mid-1665", "the middle of 1665": May to August; "late 1664", "the end of
+    /// 1664": September to December. nil: the whole year.
+    static func yearThird(_ w: [String], before i: Int) -> (from: Int, to: Int)? {
+        var before = word(w, i - 1), before2 = word(w, i - 2)
+        if before == "in", ["early", "late"].contains(before2) { before = before2; before2 = "" }
+        if before == "early" || (before == "of" && ["beginning", "start"].contains(before2)) { return (101, 430) }
+        if before == "mid" || (before == "of" && before2 == "middle") { return (501, 831) }
+        if before == "late" || (before == "of" && ["end", "close"].contains(before2)) { return (901, 1231) }
+        return nil
+    }
+
+    /// "1660s" or "1830's": the ten years from the one named.
+    static func decade(_ word: String) -> ClosedRange<Int>? {
+        let digits = word.hasSuffix("'s") ? word.dropLast(2) : (word.hasSuffix("s") ? word.dropLast() : word[...])
+        guard digits.count == 4, digits.count < word.count, digits.last == "0", let y = Int(digits), (1000...2090).contains(y) else { return nil }
+        return y...(y + 9)
     }
 
     /// The year that may follow a month or season: "May 1893", "spring of 1834", "May, 1893".
@@ -235,8 +303,8 @@ public struct QueryReferences: Sendable, Equatable {
 
     static func namedDay(_ w: [String], at i: Int) -> (DateReference, Int)? {
         for named in CalendarWords.namedDays where i + named.words.count <= w.count {
-            // "St." is tokenized as "st"; "saint" spelled out is its own entry.
-            guard Array(w[i..<(i + named.words.count)]) == named.words else { continue }
+            // "St." is tokenized as "st", and "saint" spelled out is read as it.
+            guard w[i..<(i + named.words.count)].map({ $0 == "saint" ? "st" : $0 }) == named.words else { continue }
             var date = DateReference(years: nil, from: named.from, to: named.to, day: nil, precise: named.from == named.to)
             var next = i + named.words.count
             if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
@@ -286,10 +354,28 @@ public struct QueryReferences: Sendable, Equatable {
                 date.from = month * 100 + 11; date.to = month * 100 + 20
             } else if before == "late" || (before == "of" && before2 == "end") {
                 date.from = month * 100 + 21
+            } else if before == "of", let (first, last) = halfOrWeek(before2, word(w, i - 3), days: CalendarWords.monthLength[month - 1]) {
+                date.from = month * 100 + first; date.to = month * 100 + last
             }
         }
         if let trailing { next = trailing.1 }
         return (date, next)
+    }
+
+    /// "the second half of May", "the first week of September": the days of the
+    /// month that `what` ("half", "week") and `which` ("first", "last") name.
+    static func halfOrWeek(_ what: String, _ which: String, days: Int) -> (Int, Int)? {
+        let last = ["last", "final", "latter"].contains(which)
+        switch what {
+        case "half":
+            if which == "first" { return (1, 15) }
+            return which == "second" || last ? (16, days) : nil
+        case "week":
+            if last { return (days - 6, days) }
+            guard let n = CalendarWords.ordinals[which], (1...4).contains(n) else { return nil }
+            return (n * 7 - 6, n * 7)
+        default: return nil
+        }
     }
 
     /// A day before its month: "4 May", "the 4th of May", "the fourth of May".
@@ -321,6 +407,7 @@ public struct QueryReferences: Sendable, Equatable {
         let n: Int?
         switch w[i] {
         case "last", "final", "closing": n = -1
+        case "penultimate", "second-to-last", "next-to-last", "second-last": n = -2
         case "opening": n = 1
         default: n = CalendarWords.ordinals[w[i]] ?? (w[i].hasSuffix("th") || w[i].hasSuffix("st") || w[i].hasSuffix("nd") || w[i].hasSuffix("rd") ? CalendarWords.number(w[i], romanAllowed: false) : nil)
         }
@@ -330,13 +417,23 @@ public struct QueryReferences: Sendable, Equatable {
         return (PartStep(kind: kind, number: n), i + 2)
     }
 
+    /// The old printers' way: "Book the Second", "Chapter the Twentieth". The
+    /// ordinal must be written with a capital, as titles are, so that "the book
+    /// the second time" names no part.
+    static func titledPart(_ w: [(word: String, capital: Bool)], at i: Int) -> (PartStep, Int)? {
+        guard i + 2 < w.count, let kind = partKinds[w[i].word], kind != "letter", w[i + 1].word == "the",
+              w[i + 2].capital, let n = CalendarWords.ordinals[w[i + 2].word] else { return nil }
+        return (PartStep(kind: kind, number: n), i + 3)
+    }
+
     // MARK: position
 
     /// "at the start", "near the end", "towards the end of the book", "in the middle",
     /// "the very end"; not "the end of May" (a date) nor "in the end" (an idiom).
     static func position(_ w: [String], at i: Int) -> (ClosedRange<Double>, Int)? {
+        if let found = wayThrough(w, at: i) { return found }
         let lead = w[i]
-        guard ["at", "near", "towards", "toward", "by", "in", "early", "late", "halfway", "midway"].contains(lead) else { return nil }
+        guard ["at", "near", "towards", "toward", "by", "in", "during", "early", "late", "halfway", "midway"].contains(lead) else { return nil }
         if lead == "early" || lead == "late" {
             // "early on", "early in the book", "late in the novel".
             if word(w, i + 1) == "on" && lead == "early" { return (0...0.15, i + 2) }
@@ -352,12 +449,14 @@ public struct QueryReferences: Sendable, Equatable {
         var j = i + 2
         let very = word(w, j) == "very"
         if very { j += 1 }
-        let range: ClosedRange<Double>
+        var range: ClosedRange<Double>
         switch word(w, j) {
         case "start", "beginning", "opening": range = very ? 0...0.05 : 0...0.15
         case "end", "close", "finish": range = very ? 0.95...1 : 0.85...1
         case "middle": range = 0.35...0.65
-        default: return nil
+        default:
+            guard !very, let share = share(w, at: j) else { return nil }
+            range = share; j += 1
         }
         if lead == "in" && word(w, j) == "end" { return nil }  // "in the end": an idiom
         if lead == "by" && word(w, j) != "end" { return nil }
@@ -372,5 +471,47 @@ public struct QueryReferences: Sendable, Equatable {
             return nil
         }
         return (range, j)
+    }
+
+    /// "first half", "second half", "last third", "final quarter", "middle third"
+    /// at `j` (the word before the fraction): that share of the book or part.
+    static func share(_ w: [String], at j: Int) -> ClosedRange<Double>? {
+        let parts: Double
+        switch word(w, j + 1) {
+        case "half": parts = 2
+        case "third": parts = 3
+        case "quarter": parts = 4
+        default: return nil
+        }
+        switch word(w, j) {
+        case "first", "opening": return 0...(1 / parts)
+        case "last", "final", "closing", "latter": return (1 - 1 / parts)...1
+        case "second" where parts == 2: return 0.5...1
+        case "middle" where parts == 3: return (1 / 3)...(2 / 3)
+        default: return nil
+        }
+    }
+
+    /// "two thirds of the way through", "a quarter of the way into the book",
+    /// "three-quarters of the way in": a tenth of the book either side of the point.
+    static func wayThrough(_ w: [String], at i: Int) -> (ClosedRange<Double>, Int)? {
+        var j = i, count = 1.0
+        if word(w, j) == "a" || word(w, j) == "one" { j += 1 }
+        else if let n = CalendarWords.cardinals[word(w, j)], n < 4 { count = Double(n); j += 1 }
+        var fraction = word(w, j)
+        if let dash = fraction.firstIndex(of: "-"), let n = CalendarWords.cardinals[String(fraction[..<dash])], n < 4 {
+            count = Double(n); fraction = String(fraction[fraction.index(after: dash)...])   // "three-quarters"
+        }
+        let parts: Double
+        switch fraction {
+        case "third", "thirds": parts = 3
+        case "quarter", "quarters": parts = 4
+        default: return nil
+        }
+        guard count < parts, word(w, j + 1) == "of", word(w, j + 2) == "the", word(w, j + 3) == "way" else { return nil }
+        // "of the way up the hill" is somewhere else.
+        guard ["through", "in", "into"].contains(word(w, j + 4)) else { return nil }
+        let point = count / parts
+        return (max(0, point - 0.1)...min(1, point + 0.1), j + 5)
     }
 }

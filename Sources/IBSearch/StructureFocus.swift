@@ -199,9 +199,11 @@ public enum StructureFocus {
 
     static func numberMatches(_ step: PartStep, _ unit: SearchSection, in book: [SearchSection]) -> Bool {
         if step.number > 0 { return unit.number == step.number }
-        // "the last act": the highest number of its kind among its siblings.
-        let siblings = book.filter { $0.parent == unit.parent && compatible(step.kind, $0.kind) }
-        return unit.number != nil && unit.number == siblings.compactMap(\.number).max()
+        // "the last act": the highest number of its kind among its siblings;
+        // "the penultimate chapter" (-2): the one below it.
+        let numbers = Set(book.filter { $0.parent == unit.parent && compatible(step.kind, $0.kind) }.compactMap(\.number)).sorted(by: >)
+        let k = -step.number - 1
+        return unit.number != nil && k < numbers.count && unit.number == numbers[k]
     }
 
     // MARK: dates

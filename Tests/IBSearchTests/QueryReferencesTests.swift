@@ -108,4 +108,61 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("the word \"whale\" alone").phrases, [])
         XCTAssertTrue(QueryReferences.parse("why does he go to sea").isEmpty)
     }
+
+    /// How readers of a diary name its time: a part of a year, a decade, a
+    /// double year after a season, a joined qualifier, a week or half of a month.
+    func testPartsOfYearsAndMonths() {
+        let early = date("Early in 1663 he buys a new periwig")
+        XCTAssertEqual(early?.years, 1663...1663); XCTAssertEqual(early?.from, 101); XCTAssertEqual(early?.to, 430)
+        XCTAssertEqual(date("late 1664, before the war")?.from, 901)
+        XCTAssertEqual(date("at the end of 1665")?.to, 1231)
+        XCTAssertEqual(date("in the middle of 1666")?.from, 501)
+        XCTAssertNil(date("what he did in 1660")?.from, "a year alone is the whole year")
+        XCTAssertEqual(date("in the 1660s")?.years, 1660...1669)
+        XCTAssertEqual(date("in the 1830's")?.years, 1830...1839)
+        XCTAssertNil(date("the 1665s"), "not a decade")
+        let winter = date("In the winter of 1662-3, at the office")
+        XCTAssertEqual(winter?.years, 1662...1663); XCTAssertEqual(winter?.from, 1201)
+        XCTAssertEqual(date("in 1665-6")?.years, 1665...1666)
+        XCTAssertNil(date("in 1665-9"), "not a double year")
+        let mid = date("mid-June 1667, the Dutch in the Medway")
+        XCTAssertEqual(mid?.years, 1667...1667); XCTAssertEqual(mid?.from, 611); XCTAssertEqual(mid?.to, 620)
+        XCTAssertEqual(date("on May-day 1667")?.from, 501)
+        XCTAssertEqual(date("in the first week of September 1666")?.to, 907)
+        XCTAssertEqual(date("the last week of February")?.from, 223)
+        XCTAssertEqual(date("in the second half of May")?.from, 516)
+        XCTAssertNil(QueryReferences.parse("in the second half of May").position)
+    }
+
+    func testMovableFeastsAndSaintsDays() {
+        XCTAssertEqual(date("on Whitsunday 1662")?.from, 510)
+        XCTAssertEqual(date("on Whitsunday 1662")?.years, 1662...1662)
+        XCTAssertEqual(date("on Shrove Tuesday")?.to, 309)
+        XCTAssertEqual(date("on Saint Swithin's day")?.from, 715)
+        XCTAssertEqual(date("on St. Bartholomew's day")?.from, 824)
+        XCTAssertNil(date("what he lent me in the advent of the war"))
+    }
+
+    func testOldPartNamesAndTheOneBeforeTheLast() {
+        XCTAssertEqual(QueryReferences.parse("in Book the Second, chapter 3").parts,
+                       [[PartStep(kind: "book", number: 2), PartStep(kind: "chapter", number: 3)]])
+        XCTAssertEqual(QueryReferences.parse("in Chapter the Fifth").parts, [[PartStep(kind: "chapter", number: 5)]])
+        XCTAssertEqual(QueryReferences.parse("the book the second time he read it").parts, [], "a part's ordinal has a capital")
+        XCTAssertEqual(QueryReferences.parse("in the penultimate chapter").parts, [[PartStep(kind: "chapter", number: -2)]])
+        XCTAssertEqual(QueryReferences.parse("the second-to-last act").parts, [[PartStep(kind: "act", number: -2)]])
+        XCTAssertEqual(QueryReferences.parse("in scene 2 of Act III").parts,
+                       [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 2)]], "outermost first")
+    }
+
+    func testSharesOfTheBook() {
+        XCTAssertEqual(QueryReferences.parse("in the second half of the book").position, 0.5...1)
+        XCTAssertEqual(QueryReferences.parse("during the first half").position, 0...0.5)
+        XCTAssertEqual(QueryReferences.parse("in the last third of the novel").position?.lowerBound ?? 0, 2.0 / 3, accuracy: 1e-9)
+        XCTAssertEqual(QueryReferences.parse("in the final quarter").position, 0.75...1)
+        let way = QueryReferences.parse("about two thirds of the way through").position
+        XCTAssertEqual(way?.lowerBound ?? 0, 2.0 / 3 - 0.1, accuracy: 1e-9)
+        XCTAssertEqual(QueryReferences.parse("three-quarters of the way into the book").position?.upperBound ?? 0, 0.85, accuracy: 1e-9)
+        XCTAssertNil(QueryReferences.parse("a third of the way up the hill").position)
+        XCTAssertNil(QueryReferences.parse("the first half of the war").position)
+    }
 }

@@ -61,6 +61,8 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(r.map(\.chunks), [110...119])
         XCTAssertEqual(r.first?.weight ?? 0, 1, accuracy: 1e-9, "a twentieth of the book: fully narrow")
         XCTAssertEqual(ranges("in the last act", play, chunks: 200).map(\.chunks), [160...199])
+        XCTAssertEqual(ranges("in the penultimate act", play, chunks: 200).map(\.chunks), [120...159])
+        XCTAssertEqual(ranges("in the last scene of the penultimate act", play, chunks: 200).map(\.chunks), [150...159])
         XCTAssertEqual(ranges("in Act 9", play, chunks: 200), [], "a reference that matches nothing adds nothing")
     }
 
