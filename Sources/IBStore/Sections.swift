@@ -22,7 +22,8 @@ public struct SectionRow: Sendable, Equatable {
     public var place: String?
     public var startPage: Int
     public var startOffset: Int
-    /// chunk_index range (inclusive) of the chunks whose start lies in this unit or below it.
+    /// chunk_index range (inclusive) of the chunks whose start lies in this unit or
+    /// below it; for a unit no chunk starts in, the chunk its start lies in.
     public var firstChunk: Int?
     public var lastChunk: Int?
 
@@ -90,6 +91,17 @@ extension Library {
         }
     }
 
+    /// The last chunk starting at or before (page, offset): the one a point of
+    /// the text lies in. `starts` is in book order.
+    static func chunkHolding(page: Int, offset: Int, starts: [(page: Int, offset: Int, index: Int)]) -> Int? {
+        var lo = 0, hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if (starts[mid].page, starts[mid].offset) <= (page, offset) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo == 0 ? nil : starts[lo - 1].index
+    }
+
     /// Rebuilds the book's sections and chunks.section_ord from its pages' marks
     /// (inside the caller's transaction). Returns the number of sections.
     @discardableResult
@@ -112,18 +124,28 @@ extension Library {
         }
         // Each chunk's innermost unit, and each unit's range of chunks (its own and its descendants').
         var sectionOf: [(index: Int, ord: Int?)] = []
+        var starts: [(page: Int, offset: Int, index: Int)] = []
         var first = [Int?](repeating: nil, count: outline.units.count)
         var last = [Int?](repeating: nil, count: outline.units.count)
         for row in try db.query("SELECT chunk_index, start_page, start_offset FROM chunks WHERE book_id = ? ORDER BY chunk_index", bookID) {
             guard let index = row.int("chunk_index") else { continue }
-            let ord = outline.unit(page: row.int("start_page") ?? 0, offset: row.int("start_offset") ?? 0)
+            let page = row.int("start_page") ?? 0, offset = row.int("start_offset") ?? 0
+            let ord = outline.unit(page: page, offset: offset)
             sectionOf.append((index, ord))
+            starts.append((page, offset, index))
             var u = ord
             while let o = u {
                 if first[o] == nil { first[o] = index }
                 last[o] = index
                 u = outline.units[o].parent
             }
+        }
+        // A unit no chunk starts in (a short diary entry, a short poem, a scene
+        // opening late in a chunk) holds the chunk its start lies in: without it a
+        // question naming that day or title would find no chunk to look in.
+        for unit in outline.units where first[unit.ord] == nil {
+            guard let holder = Self.chunkHolding(page: unit.startPage, offset: unit.startOffset, starts: starts) else { continue }
+            first[unit.ord] = holder; last[unit.ord] = holder
         }
         let insert = try db.prepare("""
             INSERT INTO sections (book_id, ord, parent, depth, kind, number, title, path, date_from, date_to, voice, place,

@@ -77,4 +77,31 @@ final class SectionsTests: XCTestCase {
         XCTAssertThrowsError(try library.restructure(bookID: id, pages: Array(pages.dropLast())))
         XCTAssertEqual(try library.sections(bookID: id).count, 3)
     }
+
+    /// Two short entries on page 3 after chunks 4 and 5 start there: no chunk starts
+    /// in them, and each holds chunk 5, the one its start lies in (as the
+    /// migration 0200 fills in for a library indexed before).
+    func testAUnitNoChunkStartsInHoldsTheChunkItLiesIn() throws {
+        let records = withStructure(LibraryTests.book(1)).map { record -> Record in
+            guard case .page(var page) = record, page.page == 3 else { return record }
+            let marks = [StructureMark(at: 5, depth: 1, kind: "entry", title: "4 May.", date: "--05-04"),
+                         StructureMark(at: 9, depth: 1, kind: "entry", title: "5 May.", date: "--05-05")]
+            page.extra["structure"] = .array(marks.map(\.json))
+            return .page(page)
+        }
+        try store(records)
+        let library = try Library.open(path: dbPath)
+        let id = bookID(records)
+        var sections = try library.sections(bookID: id)
+        XCTAssertEqual(sections.map(\.title), ["I", "3 May. Bistritz.", "4 May.", "5 May.", "II"])
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 5, 5, 6])
+        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
+        // A library indexed before: the migration's statements give the same.
+        _ = try library.db.run("UPDATE sections SET first_chunk = NULL, last_chunk = NULL WHERE ord IN (2, 3)")
+        let migration = try XCTUnwrap(EmbeddedMigrations.all.first { $0.name == "0200_sections_chunkless.sql" })
+        try library.db.execute(migration.sql)
+        sections = try library.sections(bookID: id)
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 5, 5, 6])
+        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
+    }
 }
