@@ -132,24 +132,25 @@ public enum StructureFocus {
     }
 
     /// `pieces` of one reference, weighted by `strength` times how narrow they are
-    /// within the books they fall in (0 when they cover a book whole).
+    /// within their book (0 when they cover it whole). Each book on its own: "May
+    /// 4th" is one entry of a diary and every part of a novel dated by its year
+    /// alone; pooled, the novel's parts made the diary's entry say nothing.
     static func weighted(_ pieces: [(String, ClosedRange<Int>)], strength: Double, chunkCounts: [String: Int]) -> [FocusRange] {
-        guard !pieces.isEmpty else { return [] }
         var byBook: [String: [ClosedRange<Int>]] = [:]
         for (book, range) in pieces { byBook[book, default: []].append(range) }
-        var merged: [(String, ClosedRange<Int>)] = []
-        var covered = 0, total = 0
-        for (book, ranges) in byBook {
-            total += chunkCounts[book] ?? 0
-            for range in merge(ranges) { merged.append((book, range)); covered += range.count }
+        var out: [FocusRange] = []
+        for (book, ranges) in byBook.sorted(by: { $0.key < $1.key }) {
+            let merged = merge(ranges)
+            let covered = merged.reduce(0) { $0 + $1.count }, total = chunkCounts[book] ?? 0
+            guard total > 0, covered > 0 else { continue }
+            let share = min(1, Double(covered) / Double(total))
+            let narrowness = min(1, max(0, log(share) / log(fullyNarrow)))
+            // Covering more than 40% of its book, a reference locates nothing there (a
+            // name in the titles of half a book's chapters: "Esther's Narrative").
+            guard narrowness >= minimumNarrowness else { continue }
+            out += merged.map { FocusRange(bookID: book, chunks: $0, weight: strength * narrowness) }
         }
-        guard total > 0, covered > 0 else { return [] }
-        let share = min(1, Double(covered) / Double(total))
-        let narrowness = min(1, max(0, log(share) / log(fullyNarrow)))
-        // Covering more than 40% of its books, a reference locates nothing (a
-        // name in the titles of half a book's chapters: "Esther's Narrative").
-        guard narrowness >= minimumNarrowness else { return [] }
-        return merged.map { FocusRange(bookID: $0.0, chunks: $0.1, weight: strength * narrowness) }
+        return out
     }
 
     /// Overlapping or touching ranges joined.

@@ -112,4 +112,21 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(focus.weight("b", 5), 0.2, accuracy: 1e-9)
         XCTAssertEqual(focus.weight("b", 50), 0)
     }
+
+    /// Each book weighs a reference on its own: "May 4th" is one entry of the
+    /// diary, and in a novel whose parts are dated by their year alone it is
+    /// every part (and so nowhere). Pooled, the novel's parts made the diary's
+    /// entry cover too much of "its books" to count.
+    func testEachBookWeighsAReferenceOnItsOwn() {
+        let novel = (0..<4).map { unit($0, kind: "part", number: $0 + 1, title: "Part \($0 + 1): 1812", from: "1812",
+                                       chunks: ($0 * 250)...($0 * 250 + 249), book: "novel") }
+        let diary = [unit(0, kind: "entry", title: "3 May. Bistritz.", from: "--05-03", chunks: 0...9, book: "diary"),
+                     unit(1, kind: "entry", title: "4 May.", from: "--05-04", chunks: 10...13, book: "diary"),
+                     unit(2, kind: "entry", title: "5 May.", from: "--05-05", chunks: 14...399, book: "diary")]
+        let r = StructureFocus.ranges(QueryReferences.parse("at the inn on May 4th"), words: SearchEngine.plainWords("at the inn on May 4th"),
+                                      units: ["novel": novel, "diary": diary], chunkCounts: ["novel": 1000, "diary": 400])
+        XCTAssertEqual(r.map(\.bookID), ["diary"], "the novel's parts cover it whole: no place in it")
+        XCTAssertEqual(r.first?.chunks, 10...13)
+        XCTAssertEqual(r.first?.weight ?? 0, 1, accuracy: 1e-9, "four chunks of 400: fully narrow")
+    }
 }
