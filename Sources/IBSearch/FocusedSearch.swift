@@ -42,7 +42,7 @@ struct Focus {
         guard Set(ranges.map(\.bookID)).count > 1 || shares.count > 1 else { return }
         self = Focus(ranges.map { r in
             var r = r
-            r.weight *= min(1, 2 * (shares[r.bookID] ?? 0))
+            if !r.onlyBook { r.weight *= min(1, 2 * (shares[r.bookID] ?? 0)) }
             return r
         }.filter { $0.weight > 0 })
     }

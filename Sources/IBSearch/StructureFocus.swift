@@ -68,6 +68,9 @@ public struct FocusRange: Sendable, Equatable {
     public var bookID: String
     public var chunks: ClosedRange<Int>
     public var weight: Double
+    /// Its reference (a part, a date, a quoted title) matched in this book alone of
+    /// the several searched: "Act 5" in a library with one play names the book too.
+    public var onlyBook = false
 }
 
 public enum StructureFocus {
@@ -97,25 +100,31 @@ public enum StructureFocus {
     public static func ranges(_ references: QueryReferences, words: [String], units: [String: [SearchSection]],
                               chunkCounts: [String: Int]) -> [FocusRange] {
         var out: [FocusRange] = []
-        func add(_ matched: [SearchSection], strength: Double) {
-            out += weighted(matched.map { ($0.bookID, $0.chunks) }, strength: strength, chunkCounts: chunkCounts)
+        func add(_ matched: [SearchSection], strength: Double, namesBook: Bool = false) {
+            var found = weighted(matched.map { ($0.bookID, $0.chunks) }, strength: strength, chunkCounts: chunkCounts)
+            if namesBook, chunkCounts.count > 1, Set(found.map(\.bookID)).count == 1 {
+                for i in found.indices { found[i].onlyBook = true }
+            }
+            out += found
         }
         var partRanges: [(String, ClosedRange<Int>)] = []
         for path in references.parts {
             let matched = units.values.flatMap { book in book.filter { matches(path, $0, in: book) } }
-            add(matched, strength: partStrength)
+            add(matched, strength: partStrength, namesBook: true)
             partRanges += matched.map { ($0.bookID, $0.chunks) }
         }
         for date in references.dates {
             let matched = units.values.flatMap { $0.filter { matches(date, $0) } }
             let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
-            add(innermost(matched), strength: strength)
+            // A diary without years matches "July 1836" by its Julys: not enough to name the book.
+            let yearsAgree = date.years == nil || matched.allSatisfy { $0.dateFrom?.year != nil }
+            add(innermost(matched), strength: strength, namesBook: yearsAgree)
         }
         for (_, matched) in titleMatches(locatingWords(words), units: units) {
             add(innermost(matched), strength: titleWordStrength)
         }
         for title in references.quotedTitles {
-            add(innermost(units.values.flatMap { titled(title, in: $0) }), strength: partStrength)
+            add(innermost(units.values.flatMap { titled(title, in: $0) }), strength: partStrength, namesBook: true)
         }
         if let position = references.position {
             // Within the parts named ("the end of chapter 3"), else within each book.

@@ -111,6 +111,30 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(focus.weight("a", 5), 1, accuracy: 1e-9)
         XCTAssertEqual(focus.weight("b", 5), 0.2, accuracy: 1e-9)
         XCTAssertEqual(focus.weight("b", 50), 0)
+        // A reference that matched in one book alone of several keeps its weight there.
+        var only = Focus([FocusRange(bookID: "b", chunks: 0...9, weight: 1, onlyBook: true)])
+        only.weighByBooks(["a": 0.9, "b": 0.1])
+        XCTAssertEqual(only.weight("b", 5), 1, accuracy: 1e-9)
+    }
+
+    /// "Act 5" in a library with one play names the play; "chapter 2", found in
+    /// two books, names neither; "July 1836" names no book when one of its
+    /// matches is a diary without years.
+    func testAReferenceFoundInOneBookAloneNamesIt() {
+        func novel(_ id: String) -> [SearchSection] {
+            (0..<10).map { unit($0, kind: "chapter", number: $0 + 1, title: "\($0 + 1)", chunks: ($0 * 10)...($0 * 10 + 9), book: id) }
+        }
+        func moved(_ units: [SearchSection], to id: String) -> [SearchSection] { units.map { var u = $0; u.bookID = id; return u } }
+        let units = ["play": moved(play, to: "play"), "novel": novel("novel"), "sequel": novel("sequel"), "diary": moved(diary, to: "diary")]
+        let counts = ["play": 200, "novel": 100, "sequel": 100, "diary": 100]
+        func found(_ q: String) -> [FocusRange] {
+            StructureFocus.ranges(QueryReferences.parse(q), words: SearchEngine.plainWords(q), units: units, chunkCounts: counts)
+        }
+        XCTAssertEqual(found("in Act 5").map(\.onlyBook), [true])
+        XCTAssertEqual(Set(found("in chapter 1").map(\.bookID)), ["novel", "sequel"])
+        XCTAssertFalse(found("in chapter 1").contains { $0.onlyBook })
+        XCTAssertEqual(found("on 24 July 1836").map(\.onlyBook), [false], "a yearless diary's July")
+        XCTAssertEqual(found("on 24 July").map(\.onlyBook), [true])
     }
 
     /// Each book weighs a reference on its own: "May 4th" is one entry of the
