@@ -16,37 +16,14 @@ enum ExtractiveRules {
     static var weakBelow: Float { Float(weakBelowHundredths) / 100 }
     static var weakBelowText: String { "0.\(weakBelowHundredths)" }
 
-    /// Section titles of front and back matter: not the book's own text.
-    static let matterTitles: Set<String> = [
-        "titlepage", "title page", "half title", "halftitle", "imprint", "contents", "table of contents",
-        "dramatis personae", "persons represented", "characters", "cast", "cast of characters",
-        "colophon", "uncopyright", "copyright", "license", "licence", "endnotes", "notes", "index",
-        "dedication", "acknowledgements", "acknowledgments", "about the author", "also by",
-        "list of illustrations", "illustrations", "transcriber's note", "transcribers note",
-    ]
-
-    /// Words of licence and imprint text, never of a story.
-    static let matterMarkers = [
-        "ebook", "e-book", "project gutenberg", "gutenberg.org", "standardebooks", "standard ebooks",
-        "public domain", "copyright", "license", "licence", "trademark", "http://", "https://", "www.",
-    ]
-
-    /// A passage of front or back matter: its section (any level of its path)
-    /// is titled as one, or (a book without sections) its text has two or more
-    /// licence and imprint words.
+    /// A passage of front or back matter (BookMatter): its section (any level of
+    /// its path) is titled as one, or (a book without sections) its text has two
+    /// or more licence and imprint words.
     static func isMatter(_ passage: Passage) -> Bool {
-        if isMatter(section: passage.section) { return true }
-        let lowered = passage.text.lowercased()
-        return matterMarkers.filter { lowered.contains($0) }.count >= 2
+        BookMatter.isMatter(section: passage.section) || BookMatter.soundsLikeMatter(passage.text)
     }
 
-    static func isMatter(section path: [String]?) -> Bool {
-        guard let path else { return false }
-        return path.contains { title in
-            let t = String(title.lowercased().map { $0 == "’" ? "'" : $0 }).trimmingCharacters(in: " .:\t")
-            return matterTitles.contains(t) || t.hasPrefix("the full project gutenberg")
-        }
-    }
+    static func isMatter(section path: [String]?) -> Bool { BookMatter.isMatter(section: path) }
 
     /// A sentence an answer may quote: a whole statement (it ends as a
     /// sentence does: list entries, headings and contents lines do not) with
@@ -55,7 +32,7 @@ enum ExtractiveRules {
         let body = sentence.trimmingCharacters(in: "\"'“”‘’»«)]* ")
         guard let last = body.last, ".!?…。！？".contains(last) else { return false }
         let lowered = sentence.lowercased()
-        return !matterMarkers.contains { lowered.contains($0) }
+        return !BookMatter.markers.contains { lowered.contains($0) }
     }
 
     /// A sentence reduced to its letters and digits, lowercased: two

@@ -360,8 +360,9 @@ public final class SearchEngine {
                 mark("focus (\(focus.ranges.count) ranges)")
             }
         }
-        let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
+        var candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
                                   quoted: quoted ?? [], focus: focus)
+        if mode == .hybrid { candidates = try publisherPagesLast(candidates, question: query.text, window: query.k + 20) }
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
             guard let chunk = try library.chunk(c.ref) else { continue }

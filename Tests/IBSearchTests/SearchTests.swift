@@ -120,6 +120,28 @@ final class SearchEngineTests: XCTestCase {
 
     func texts(_ results: [SearchResult]) -> [String] { results.map(\.text) }
 
+    /// A licence page holds the book's title and author, which questions name; full
+    /// text ranks it first, hybrid puts it after the book's own text, unless the
+    /// question asks about the edition.
+    func testHybridPutsThePublishersPagesAfterTheBook() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/matter.db")
+        let indexer = Indexer(library: library)
+        let licence = "The Project Gutenberg eBook of The Adventures of Sherlock Holmes, by Arthur Conan Doyle. This eBook is for the use of anyone anywhere at no cost; see www.gutenberg.org for the licence."
+        let passages = [(start: 1, end: 1, text: licence)] + Self.english.map { (start: $0.start + 1, end: $0.end + 1, text: $0.text) }
+        for r in records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder) { try indexer.add(r) }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        let question = "The Adventures of Sherlock Holmes by Arthur Conan Doyle"
+        XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .text)).first?.chunkIndex, 0, "full text: the licence first")
+        let hybrid = try engine.search(SearchQuery(text: question, k: 7, mode: .hybrid))
+        XCTAssertEqual(hybrid.first?.chunkIndex, 1)
+        XCTAssertEqual(hybrid.last?.chunkIndex, 0, "after every passage of the book")
+        let edition = try engine.search(SearchQuery(text: "who published this ebook of Sherlock Holmes by Conan Doyle", k: 3, mode: .hybrid))
+        XCTAssertEqual(edition.first?.chunkIndex, 0, "a question about the edition keeps it")
+    }
+
     func testHybridFindsParaphrase() throws {
         let (_, engine, en, _) = try makeLibrary()
         for mode in SearchMode.allCases {

@@ -1,0 +1,46 @@
+// Front and back matter: the pages of a book that are not its own text (a
+// title page, an imprint, a licence, a table of contents, a cast list). They
+// sound like many questions ("Hamlet, by William Shakespeare") and answer
+// none: ib-ask never quotes them, and ib-search's hybrid ranking puts the
+// publisher's pages after the book's own.
+public enum BookMatter {
+    /// Section titles of front and back matter.
+    public static let titles: Set<String> = publisherTitles.union([
+        "dramatis personae", "persons represented", "characters", "cast", "cast of characters",
+        "endnotes", "notes", "index", "dedication", "acknowledgements", "acknowledgments", "about the author",
+    ])
+
+    /// The publisher's pages, not the author's: what a reader never means by a
+    /// question about the book (its endnotes, index and cast list may be).
+    public static let publisherTitles: Set<String> = [
+        "titlepage", "title page", "half title", "halftitle", "imprint", "contents", "table of contents",
+        "colophon", "uncopyright", "copyright", "license", "licence", "also by",
+        "list of illustrations", "illustrations", "transcriber's note", "transcribers note",
+    ]
+
+    /// Words of licence and imprint text, never of a story.
+    public static let markers = [
+        "ebook", "e-book", "project gutenberg", "gutenberg.org", "standardebooks", "standard ebooks",
+        "public domain", "copyright", "license", "licence", "trademark", "http://", "https://", "www.",
+    ]
+
+    /// Whether a section path (any level) is titled as front or back matter.
+    public static func isMatter(section path: [String]?) -> Bool { holds(path, titles) }
+
+    /// Whether a section path (any level) is one of the publisher's pages.
+    public static func isPublisherMatter(section path: [String]?) -> Bool { holds(path, publisherTitles) }
+
+    /// A text with two or more licence and imprint words (for books without sections).
+    public static func soundsLikeMatter(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return markers.filter { lowered.contains($0) }.count >= 2
+    }
+
+    static func holds(_ path: [String]?, _ set: Set<String>) -> Bool {
+        guard let path else { return false }
+        return path.contains { title in
+            let t = String(title.lowercased().map { $0 == "’" ? "'" : $0 }).trimmingCharacters(in: " .:\t")
+            return set.contains(t) || t.hasPrefix("the full project gutenberg")
+        }
+    }
+}

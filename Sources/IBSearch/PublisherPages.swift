@@ -1,0 +1,39 @@
+// Hybrid ranks the publisher's pages (title page, imprint, colophon, licence,
+// contents: BookMatter) after the book's own text. A title page says the
+// book's title and author, names a question often carries ("Claudius promises
+// Laertes..." found Hamlet's imprint first in full text); it answers none of
+// them. A question about the edition itself ("who published this ebook",
+// "the licence") keeps them where they rank.
+import IBCore
+
+extension SearchEngine {
+    /// Words that ask about the edition rather than the book.
+    static let editionWords: Set<String> = [
+        "edition", "editions", "publisher", "published", "publishing", "license", "licence", "copyright",
+        "ebook", "ebooks", "gutenberg", "transcriber", "colophon", "imprint", "typeset", "typography",
+    ]
+
+    /// `candidates` with the publisher's pages among the first `window` moved
+    /// after the others there; unchanged when the question asks about the edition.
+    func publisherPagesLast(_ candidates: [FusedCandidate], question: String, window: Int) throws -> [FusedCandidate] {
+        guard !candidates.isEmpty, Set(Self.plainWords(question)).isDisjoint(with: Self.editionWords) else { return candidates }
+        let head = Array(candidates.prefix(window))
+        let ords = try library.sectionOrds(forChunks: head.map(\.ref))
+        var own: [FusedCandidate] = [], publisher: [FusedCandidate] = []
+        for c in head {
+            if try isPublisherPage(c, ord: ords[c.ref]) { publisher.append(c) } else { own.append(c) }
+        }
+        guard !publisher.isEmpty else { return candidates }
+        return own + publisher + candidates.dropFirst(window)
+    }
+
+    /// In a section titled as the publisher's, or (a book without structure) a
+    /// text of licence words.
+    func isPublisherPage(_ c: FusedCandidate, ord: Int?) throws -> Bool {
+        if let ord {
+            return BookMatter.isPublisherMatter(section: try structure(c.bookID).first { $0.ord == ord }?.path)
+        }
+        guard try structure(c.bookID).isEmpty, let chunk = try library.chunk(c.ref) else { return false }
+        return BookMatter.soundsLikeMatter(chunk.text)
+    }
+}

@@ -1,0 +1,15 @@
+import XCTest
+@testable import IBCore
+
+final class BookMatterTests: XCTestCase {
+    func testPublisherPagesAreMatterButNotEveryMatterIsThePublishers() {
+        XCTAssertTrue(BookMatter.isPublisherMatter(section: ["Imprint"]))
+        XCTAssertTrue(BookMatter.isPublisherMatter(section: ["Back matter", "Uncopyright"]))
+        XCTAssertTrue(BookMatter.isPublisherMatter(section: ["THE FULL PROJECT GUTENBERG LICENSE"]))
+        XCTAssertFalse(BookMatter.isPublisherMatter(section: ["Dramatis Personae"]), "a cast list may be asked about")
+        XCTAssertTrue(BookMatter.isMatter(section: ["Dramatis Personae"]))
+        XCTAssertFalse(BookMatter.isMatter(section: ["Act I", "Scene V"]))
+        XCTAssertTrue(BookMatter.soundsLikeMatter("This eBook is for the use of anyone; see www.gutenberg.org"))
+        XCTAssertFalse(BookMatter.soundsLikeMatter("Call me Ishmael. Some years ago, never mind how long precisely"))
+    }
+}
