@@ -362,6 +362,7 @@ public final class SearchEngine {
         }
         let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
                                   quoted: quoted ?? [], focus: focus)
+        mark("fuse")
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
             guard let chunk = try library.chunk(c.ref) else { continue }
@@ -376,7 +377,9 @@ public final class SearchEngine {
                 fusedScore: mode == .hybrid ? c.score : nil,
                 startTime: chunk.extra["start_time"]?.doubleValue, endTime: chunk.extra["end_time"]?.doubleValue))
         }
+        mark("results")
         try placeInStructure(&results)
+        mark("structure")
         return results
     }
 
