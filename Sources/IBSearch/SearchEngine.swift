@@ -312,10 +312,12 @@ public final class SearchEngine {
             }
         }
         var quoted: Set<ChunkRef>? = nil
+        var matches: [ChunkRef: Matched] = [:]
         if let parallelResult = parallelText?.wait() {
             textHits = parallelResult.hits
             snippetTerms = QueryConcepts.terms(parallelResult.concepts)
             quoted = parallelResult.quoted
+            matches = parallelResult.matches
             if timing, let spent = parallelText?.cost() {
                 mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms)")
             }
@@ -361,7 +363,7 @@ public final class SearchEngine {
             }
         }
         let candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
-                                  quoted: quoted ?? [], focus: focus)
+                                  quoted: quoted ?? [], focus: focus, matches: matches)
         mark("fuse")
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
