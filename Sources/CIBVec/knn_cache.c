@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#define KNN_CACHE_MAX ((sqlite3_int64)1 << 30)
+#define KNN_CACHE_MAX ((sqlite3_int64)256 << 20)  /* ~650k vectors of 384 dimensions */
 
 void knnCacheClear(KnnCache *c){
   int i;
