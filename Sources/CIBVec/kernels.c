@@ -450,6 +450,11 @@ TARGET_AVX512 static void bitBatchAvx512(const int16_t *q16, const uint8_t *B,
 ** read, zeros included (a zero byte adds 128 to sum(v + 128), nothing to
 ** the dot products).  The same integers as the other kernels.  Four vectors
 ** at V; aQ8 holds the query codes as bytes, zero-padded to nRead. */
+/* How far ahead (bytes) the scan asks for codes: it reads them from memory
+** (a search reads every block's, 38 MB over 100k vectors of 384) faster
+** than the hardware prefetcher alone brings them. */
+#define I8_PREFETCH 4096
+
 TARGET_VNNI static void i8FourVnni(const int8_t *aQ8, int32_t qSum, const int8_t *V,
                                   int n, int nRead, int32_t *dots, int32_t *vvs){
   const __m512i flip = _mm512_set1_epi8((char)0x80);
@@ -465,6 +470,7 @@ TARGET_VNNI static void i8FourVnni(const int8_t *aQ8, int32_t qSum, const int8_t
     __m512i qv = _mm512_loadu_si512((const void*)(aQ8+i));
     for(j=0; j<4; j++){
       const int8_t *v = V + (size_t)j*n + i;
+      _mm_prefetch((const char*)v + I8_PREFETCH, _MM_HINT_T0);
       __m512i x = i<n64 ? _mm512_loadu_si512((const void*)v)
                         : _mm512_maskz_loadu_epi8(tail, (const void*)v);
       __m512i u = _mm512_xor_si512(x, flip);

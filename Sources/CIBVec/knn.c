@@ -135,6 +135,7 @@ static int knnRun(KnnSearch *s, KnnArgs *p){
   if( rc==SQLITE_OK ) rc = prepareBuffers(s);
   if( rc==SQLITE_OK ) rc = s->pMode->xInit(s);
   if( rc==SQLITE_OK ) rc = knnCollectScope(s, p->aScope, p->nScope);
+  if( rc==SQLITE_OK ) knnCacheBegin(s);
   if( rc==SQLITE_OK ) rc = s->pMode->xPrepare(s);
   if( rc==SQLITE_OK ) rc = knnScanBlocks(s);
   if( rc==SQLITE_OK ) rc = s->pMode->xFinish(s);
@@ -177,6 +178,7 @@ static int knnConnect(sqlite3 *db, void *pAux, int argc, const char *const*argv,
 
 static int knnDisconnect(sqlite3_vtab *pVtab){
   KnnVtab *p = (KnnVtab*)pVtab;
+  knnCacheClear(&p->cache);
   sqlite3_finalize(p->apStmt[0]);
   sqlite3_finalize(p->apStmt[1]);
   sqlite3_free(pVtab);

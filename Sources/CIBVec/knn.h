@@ -53,11 +53,32 @@ struct KnnBlk {
   unsigned char bScored;  /* binary: its scores are in KnnBinary.aScore */
 };
 
+/* A block's int8 codes and scales, kept in memory (knn_cache.c). */
+typedef struct KnnCacheBlk KnnCacheBlk;
+struct KnnCacheBlk {
+  sqlite3_int64 id;       /* vector_blocks.id */
+  int count;
+  float *scales;          /* count scales, then count x dim codes: one allocation */
+  unsigned char *codes;   /* the allocation */
+};
+
+typedef struct KnnCache KnnCache;
+struct KnnCache {
+  int bValid;             /* the entries hold the database at version */
+  unsigned int version;   /* SQLITE_FCNTL_DATA_VERSION when they were read */
+  int dim;
+  KnnCacheBlk *a;         /* sorted by id */
+  int n, nAlloc;
+  sqlite3_int64 nByte;
+};
+
 typedef struct KnnVtab KnnVtab;
 struct KnnVtab {
   sqlite3_vtab base;
   sqlite3 *db;
   sqlite3_stmt *apStmt[2];  /* phase-1 statements, kept: whole table, one book */
+  int nSearch;              /* searches run on this connection */
+  KnnCache cache;           /* codes kept between them (knn_cache.c) */
 };
 
 typedef struct KnnCursor KnnCursor;
@@ -161,6 +182,7 @@ struct KnnSearch {
   KnnReaders rd;
   KnnScratch sc;
   KnnHeap top;            /* the k best, exact distances */
+  KnnCache *pCache;       /* the kept codes this search may use, or NULL */
   union {
     KnnExact exact;
     KnnInt8 i8;
@@ -191,5 +213,13 @@ IBVEC_PRIVATE int knnQBuf(KnnSearch *s, sqlite3_int64 need);
 IBVEC_PRIVATE int knnScanBlocks(KnnSearch *s);
 IBVEC_PRIVATE int knnFillHits(KnnSearch *s, KnnHit *a, int n);
 IBVEC_PRIVATE void knnFreeBlocks(KnnSearch *s);
+
+/* ---- knn_cache.c: int8 codes kept between searches ---- */
+IBVEC_PRIVATE void knnCacheBegin(KnnSearch *s);
+IBVEC_PRIVATE void knnCacheClear(KnnCache *c);
+/* Block b's int8 codes and scales from vector first on (nSpan vectors):
+** kept ones in place, else read into the scratch buffers. */
+IBVEC_PRIVATE int knnCodes(KnnSearch *s, const KnnBlk *b, int first, int nSpan,
+                           const int8_t **paCode, const float **paScale);
 
 #endif /* IBVEC_KNN_H */

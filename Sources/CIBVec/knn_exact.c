@@ -58,11 +58,10 @@ static void boundTerms(const KnnSearch *s, double *pE0, double *pE1){
   *pE1 = KNN_PHI*sqrt((double)s->q.dim);
 }
 
-/* Upper bounds U for the nSpan vectors whose codes were scored, into
-** s->sc.aUp; branch-free, so that it vectorises. */
-static void upperBounds(KnnSearch *s, int nSpan){
+/* Upper bounds U for the nSpan vectors whose codes were scored (their
+** scales aS), into s->sc.aUp; branch-free, so that it vectorises. */
+static void upperBounds(KnnSearch *s, int nSpan, const float *restrict aS){
   const int32_t *restrict aD = s->sc.aI8Dot, *restrict aC = s->sc.aI8VV;
-  const float *restrict aS = s->sc.aScale;
   double *restrict aU = s->sc.aUp;
   double nq = s->m.exact.nq, e0, e1;
   int i;
@@ -117,12 +116,12 @@ static int scorePrune(KnnSearch *s, KnnBlk *b, const int *aIdx, int nIdx){
   KnnExact *e = &s->m.exact;
   int dim = s->q.dim, i, rc, first = aIdx[0], nSpan = aIdx[nIdx-1]-first+1;
   double bar;
-  rc = knnQBuf(s, (sqlite3_int64)nSpan*dim);
-  if( rc==SQLITE_OK ) rc = knnRead(s, &s->rd.pI8, "vectors_i8", b->id, s->sc.aQBuf, nSpan*dim, first*dim);
-  if( rc==SQLITE_OK ) rc = knnRead(s, &s->rd.pScale, "scales", b->id, s->sc.aScale, nSpan*4, first*4);
+  const int8_t *aCode;
+  const float *aScale;
+  rc = knnCodes(s, b, first, nSpan, &aCode, &aScale);
   if( rc ) return rc;
-  s->K->xI8Batch(s->q.q16, (const int8_t*)s->sc.aQBuf, nSpan, dim, s->sc.aI8Dot, s->sc.aI8VV);
-  upperBounds(s, nSpan);
+  s->K->xI8Batch(s->q.q16, aCode, nSpan, dim, s->sc.aI8Dot, s->sc.aI8VV);
+  upperBounds(s, nSpan, aScale);
   bar = pruneBar(s);
   for(i=0; i<nIdx; i++){
     int j = aIdx[i]-first;

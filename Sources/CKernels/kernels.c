@@ -242,7 +242,7 @@ static void pack_b(const float *B, int ldb, int kn, int n0, int cols, int k0, in
  * registers; A read in place with row stride lda), then the epilogue writes `rows` x `cols` of it to C:
  * C (+)= tile (+ bias) [GELU when last].
  */
-typedef void (*microkernel_t)(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
+typedef void (*microkernel_t)(int kc, const float *A, int lda, const float *Bp, const float *prefetch, int toL2, float *C, int ldc,
                               int rows, int cols, const float *bias, int accumulate, int gelu);
 
 #ifndef MR512
@@ -271,14 +271,21 @@ void store_tile_avx512(__m512 c[MR512][2], float *C, int ldc, int rows, int cols
 }
 
 /* AVX-512: MR512 x 32 (2 * MR512 zmm accumulators; 8 rows keep every row pointer in a register). A is read in place: rows past
- * `rows` repeat the last row (computed, never stored). */
-AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
+ * `rows` repeat the last row (computed, never stored). `prefetch` moves along with Bp, into L1, or L2 when `toL2` (see fp32_tile). */
+AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const float *Bp, const float *prefetch, int toL2, float *C, int ldc,
                                       int rows, int cols, const float *bias, int accumulate, int gelu) {
     const float *a[MR512];
     for (int r = 0; r < MR512; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
     __m512 c[MR512][2];
     for (int r = 0; r < MR512; r++) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
     for (int k = 0; k < kc; k++) {
+        if (toL2) {
+            _mm_prefetch((const char *)prefetch, _MM_HINT_T1);
+            _mm_prefetch((const char *)(prefetch + 16), _MM_HINT_T1);
+        } else {
+            _mm_prefetch((const char *)prefetch, _MM_HINT_T0);
+            _mm_prefetch((const char *)(prefetch + 16), _MM_HINT_T0);
+        }
         __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
         for (int r = 0; r < MR512; r++) {
             __m512 x = _mm512_set1_ps(a[r][k]);
@@ -286,13 +293,15 @@ AVX512 static void microkernel_avx512(int kc, const float *A, int lda, const flo
             c[r][1] = _mm512_fmadd_ps(x, b1, c[r][1]);
         }
         Bp += 32;
+        prefetch += 32;
     }
     store_tile_avx512(c, C, ldc, rows, cols, bias, accumulate, gelu);
 }
 
 /* AVX2: 6 x 16 (12 ymm accumulators). */
-static void microkernel_avx2(int kc, const float *A, int lda, const float *Bp, float *C, int ldc,
+static void microkernel_avx2(int kc, const float *A, int lda, const float *Bp, const float *prefetch, int toL2, float *C, int ldc,
                              int rows, int cols, const float *bias, int accumulate, int gelu) {
+    (void)prefetch; (void)toL2;
     const float *a[6];
     for (int r = 0; r < 6; r++) a[r] = A + (size_t)(r < rows ? r : rows - 1) * lda;
     __m256 c[6][2];
@@ -426,10 +435,18 @@ struct gemm_job {
     microkernel_t kernel;       /* fp32 only */
 };
 
+/* A few rows (a query's tokens) make the product as slow as reading B from
+ * memory, and the hardware prefetcher alone reads it at half the speed it
+ * could: the first tile of a panel prefetches 2 KB ahead in it, a later one
+ * (its panel now in cache) the next panel, into L2. The arithmetic is
+ * unchanged. (A 15-token query through MiniLM's linears: ~6.4 -> ~4.5 ms.) */
+#define PREFETCH_AHEAD 512
 static void fp32_tile(const void *j, int row, int rows, int p, int n0, int cols) {
     const struct gemm_job *job = j;
+    const float *panel = (const float *)job->panels + (size_t)p * job->panelSize;
+    const int first = row % MC == 0;
     job->kernel(job->depth, (const float *)job->A + (size_t)row * job->lda, job->lda,
-                (const float *)job->panels + (size_t)p * job->panelSize, job->C + (size_t)row * job->ldc + n0, job->ldc,
+                panel, first ? panel + PREFETCH_AHEAD : panel + job->panelSize, !first, job->C + (size_t)row * job->ldc + n0, job->ldc,
                 rows, cols, job->bias ? job->bias + n0 : NULL, job->accumulate, job->gelu);
 }
 

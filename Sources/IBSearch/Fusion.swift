@@ -29,7 +29,8 @@ extension SearchEngine {
     /// text mode, raised by phraseWeight in hybrid; `focus`: hybrid raises each
     /// chunk by focusWeight times its focus weight.
     func fuse(_ vectorHits: [ChunkHit], _ textHits: [ChunkHit], mode: SearchMode, concepts: [Concept],
-              statistics: (vector: Int, text: Int)? = nil, quoted: Set<ChunkRef> = [], focus: Focus = Focus([])) throws -> [FusedCandidate] {
+              statistics: (vector: Int, text: Int)? = nil, quoted: Set<ChunkRef> = [], focus: Focus = Focus([]),
+              matches: [ChunkRef: Matched] = [:]) throws -> [FusedCandidate] {
         var slots: [ChunkRef: Int] = [:]
         var candidates: [FusedCandidate] = []
         func slot(_ hit: ChunkHit) -> Int {
@@ -82,8 +83,9 @@ extension SearchEngine {
                 for i in candidates.indices {
                     var evidence = 1.0
                     if candidates[i].textRank != nil {
-                        let text = try library.chunk(candidates[i].ref)?.text ?? ""
-                        let (found, units) = Self.matched(text, concepts: concepts)
+                        // Known when the full-text half found it on its thread (ParallelText).
+                        let (found, units) = try matches[candidates[i].ref]
+                            ?? Self.matched(try library.chunk(candidates[i].ref)?.text ?? "", concepts: concepts)
                         evidence = ScoreFusion.textEvidence(found: found, of: units)
                     }
                     candidates[i].score = fusion.score(vector: candidates[i].vectorRank.map { 1 - vectorHits[$0 - 1].score },
@@ -118,7 +120,8 @@ extension SearchEngine {
 
     /// How much of the query `text` holds, as (found, units): the weighted count of
     /// concepts found and their number (CJK: characters; see coverage()).
-    static func matched(_ text: String, concepts: [Concept]) -> (found: Double, units: Double) {
+    typealias Matched = (found: Double, units: Double)
+    static func matched(_ text: String, concepts: [Concept]) -> Matched {
         guard !concepts.isEmpty else { return (0, 0) }
         let finder = WordFinder(text)
         func present(_ term: QueryTerm) -> Bool {

@@ -12,11 +12,14 @@ import IBStore
 import Synchronization
 
 /// The full-text half started at once on another thread; `wait()` returns its
-/// hits, the concepts it searched (the query's and any expansions) and the
-/// chunks holding `phrases`, or nil when it failed (the caller then runs it on
-/// its own connection).
+/// hits, the concepts it searched (the query's and any expansions), the
+/// chunks holding `phrases`, and how much of the query's `concepts` each hit
+/// holds (what fusion weighs a text hit by: reading and matching the hits'
+/// text here, while the caller still embeds and scans vectors, takes it off
+/// the search's longer half), or nil when it failed (the caller then runs it
+/// on its own connection).
 final class ParallelText: Sendable {
-    typealias Outcome = (hits: [ChunkHit], concepts: [Concept], quoted: Set<ChunkRef>)
+    typealias Outcome = (hits: [ChunkHit], concepts: [Concept], quoted: Set<ChunkRef>, matches: [ChunkRef: SearchEngine.Matched])
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
     private let connection = Mutex<Handoff>(Handoff(library: nil))
@@ -41,7 +44,11 @@ final class ParallelText: Sendable {
                 let hits = try SearchEngine.textSearch(reader, all, k: k, scope: scope, commonFraction: commonFraction,
                                                          bookShare: bookShare)
                 let quoted = try SearchEngine.phraseHits(reader, phrases, scope: scope)
-                outcome.withLock { $0 = (hits, all, quoted) }
+                var matches: [ChunkRef: SearchEngine.Matched] = [:]
+                for hit in hits where matches[hit.ref] == nil {
+                    matches[hit.ref] = SearchEngine.matched(try reader.chunk(hit.ref)?.text ?? "", concepts: concepts)
+                }
+                outcome.withLock { $0 = (hits, all, quoted, matches) }
             } catch {
                 // Left nil: the caller searches on its own connection.
             }

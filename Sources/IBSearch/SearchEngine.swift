@@ -312,10 +312,12 @@ public final class SearchEngine {
             }
         }
         var quoted: Set<ChunkRef>? = nil
+        var matches: [ChunkRef: Matched] = [:]
         if let parallelResult = parallelText?.wait() {
             textHits = parallelResult.hits
             snippetTerms = QueryConcepts.terms(parallelResult.concepts)
             quoted = parallelResult.quoted
+            matches = parallelResult.matches
             if timing, let spent = parallelText?.cost() {
                 mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms)")
             }
@@ -361,8 +363,9 @@ public final class SearchEngine {
             }
         }
         var candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
-                                  quoted: quoted ?? [], focus: focus)
+                                  quoted: quoted ?? [], focus: focus, matches: matches)
         if mode == .hybrid { candidates = try publisherPagesLast(candidates, question: query.text, window: query.k + 20) }
+        mark("fuse")
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
             guard let chunk = try library.chunk(c.ref) else { continue }
@@ -377,7 +380,9 @@ public final class SearchEngine {
                 fusedScore: mode == .hybrid ? c.score : nil,
                 startTime: chunk.extra["start_time"]?.doubleValue, endTime: chunk.extra["end_time"]?.doubleValue))
         }
+        mark("results")
         try placeInStructure(&results)
+        mark("structure")
         return results
     }
 

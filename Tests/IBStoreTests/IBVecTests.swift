@@ -536,6 +536,47 @@ final class IBVecTests: XCTestCase {
         XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10)", [.blob(blob(base[0]))]).contains("NaN or infinite"))
     }
 
+    /// A connection that searches again scores the int8 codes it kept from an
+    /// earlier search (knn_cache.c): the same rows and distances, bit for bit,
+    /// and never codes of a library that has changed since, here through
+    /// commits of this connection that reuse the same block ids.
+    func testKeptCodesGiveTheSameResultsAndFollowChanges() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 77)
+        let dim = 32
+        var chunks = (0..<600).map { Chunk(book: ["a", "b"][$0 % 2], key: $0, endPage: 1 + $0 % 9, vector: rng.vector(dim)) }
+        try store(db, chunks, blockSize: 100)
+        let q = rng.vector(dim)
+        let sql = "SELECT book_id, key, distance FROM ibvec_knn(?1, ?2, ?3)"
+        let text = { (rows: [[Value]]) in rows.map { $0.map { v -> String in if case .real(let d) = v { return String(d.bitPattern) }; return "\(v)" } } }
+        for (k, scope) in [(5, nil), (20, "{\"a\": 4}")] as [(Int, String?)] {
+            let args: [VecDB.Arg] = [.blob(blob(q)), .int(k), scope.map { .text($0) } ?? .null]
+            let first = text(try db.rows(sql, args))
+            XCTAssertEqual(first.count, k)
+            // the second search keeps the codes it reads, the later ones score them
+            for _ in 0..<3 { XCTAssertEqual(text(try db.rows(sql, args)), first) }
+        }
+        // Chunk 1 (book b) becomes the query itself; everything is stored again,
+        // under the same block ids, one commit at a time.
+        let args: [VecDB.Arg] = [.blob(blob(q)), .int(5), .null]
+        XCTAssertFalse(text(try db.rows(sql, args)).contains { $0[1] == "int(1)" })
+        chunks[1].vector = q
+        try db.rows("DELETE FROM vector_blocks")
+        try store(db, chunks, blockSize: 100)
+        let after = try db.rows(sql, args)
+        XCTAssertEqual(after.first?[1], .int(1), "codes kept from before the change ruled the chunk out")
+        XCTAssertEqual(after.first?[2].double ?? 1, 0, accuracy: 1e-6)
+        // ... and the results are the full float scan's
+        try db.rows("SAVEPOINT full")
+        try db.rows("UPDATE vector_blocks SET vectors_i8 = NULL")
+        let full = try db.rows(sql, args)
+        try db.rows("ROLLBACK TO full")
+        try db.rows("RELEASE full")
+        XCTAssertEqual(text(after), text(full))
+        XCTAssertEqual(text(try db.rows(sql, args)), text(full))
+    }
+
     /// binary:P keeps the P vectors with the largest sum of the query's int8
     /// codes over their sign bits (ties: the earlier block and position), and
     /// returns the k nearest of those by exact distance. Few dimensions make
