@@ -1,7 +1,8 @@
 // The small date grammar for unit headers: a day and month in either order
 // ("3 May", "September 2nd", "Feb. 20th"), a month and year ("January
 // 1832"), a full date ("December 17th, 1832"), a year alone ("Part I: 1805"),
-// and Old Style double years ("February 1714–15": 1714-02 to 1715-02).
+// and Old Style double years ("February 1714–15", "January 1659-1660": the
+// month in both years).
 // Dates come out as 'YYYY-MM-DD', 'YYYY-MM', 'YYYY', or '--MM-DD' without a year.
 
 import IBCore
@@ -60,12 +61,11 @@ enum StructureDates {
             var yearValue: Int? = nil, yearTo: Int? = nil
             if k < words.count, let y = year(words[k].text), text[end..<words[k].range.lowerBound].count <= 3 {
                 yearValue = y; end = words[k].range.upperBound; k += 1
-                // "1714–15" or "1714-15": an Old Style double year.
-                if k < words.count, words[k].text.count == 2, let tail = Int(words[k].text),
+                // "1714–15", "1659-60", "1662-3" or "1659-1660": an Old Style double year.
+                if k < words.count, let tail = Int(words[k].text), [1, 2, 4].contains(words[k].text.count),
                    let dash = text[end..<words[k].range.lowerBound].first, "–-/".contains(dash),
-                   text[end..<words[k].range.lowerBound].count == 1 {
-                    let candidate = y / 100 * 100 + tail
-                    if candidate == y + 1 { yearTo = candidate; end = words[k].range.upperBound }
+                   text[end..<words[k].range.lowerBound].count == 1, (y + 1) % [1: 10, 2: 100, 4: 10_000][words[k].text.count]! == tail {
+                    yearTo = y + 1; end = words[k].range.upperBound
                 }
             }
             guard dayValue != nil || yearValue != nil else { continue }

@@ -243,10 +243,10 @@ public struct QueryReferences: Sendable, Equatable {
         guard let first = parts.first, first.count == 4, let y = Int(first), (1000...2099).contains(y) else { return nil }
         if parts.count == 1 { return y...y }
         guard parts.count == 2, let tail = Int(parts[1]) else { return nil }
-        let second: Int
+        var second: Int
         switch parts[1].count {
-        case 1: second = (y / 10) * 10 + tail   // "1662-3"
-        case 2: second = (y / 100) * 100 + tail
+        case 1: second = (y / 10) * 10 + tail; if second < y { second += 10 }      // "1662-3", "1669-0"
+        case 2: second = (y / 100) * 100 + tail; if second < y { second += 100 }   // "1714-15", "1699-00"
         case 4: second = tail
         default: second = -1
         }

@@ -125,6 +125,8 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(winter?.years, 1662...1663); XCTAssertEqual(winter?.from, 1201)
         XCTAssertEqual(date("in 1665-6")?.years, 1665...1666)
         XCTAssertNil(date("in 1665-9"), "not a double year")
+        XCTAssertEqual(date("in January 1669-0")?.years, 1669...1670, "across a decade")
+        XCTAssertEqual(date("in March 1699-00")?.years, 1699...1700, "across a century")
         let mid = date("mid-June 1667, the Dutch in the Medway")
         XCTAssertEqual(mid?.years, 1667...1667); XCTAssertEqual(mid?.from, 611); XCTAssertEqual(mid?.to, 620)
         XCTAssertEqual(date("on May-day 1667")?.from, 501)
