@@ -42,12 +42,8 @@ public struct QueryReferences: Sendable, Equatable {
     /// Quoted runs that may be a section's title ("In 'The Candles'", "in
     /// \u{201C}Economy\u{201D}"): in single or double quotation marks, one to eight words.
     public var quotedTitles: [String] = []
-    /// Runs of two or more capitalised words after "in", "at", "during"... that may
-    /// be a section's title written without quotation marks ("in Chesney Wold",
-    /// "in The Pequod Meets the Virgin"); small words may sit inside a run.
-    public var namedTitles: [String] = []
 
-    public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty && quotedTitles.isEmpty && namedTitles.isEmpty }
+    public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty && quotedTitles.isEmpty }
 
     /// The words that name a kind of part, and the kind each names.
     static let partKinds: [String: String] = [
@@ -72,7 +68,6 @@ public struct QueryReferences: Sendable, Equatable {
         out.quotedTitles = quotedRuns(text, maxWords: 8)
         let cased = casedTokens(text)
         let words = cased.map(\.word)
-        out.namedTitles = capitalisedRuns(cased)
         var i = 0
         var path: [PartStep] = []
         while i < words.count {
@@ -420,42 +415,6 @@ public struct QueryReferences: Sendable, Equatable {
         // A plural ("the first chapters") is a position, not one part.
         guard !word(w, i + 1).hasSuffix("s") || kind == "chapter" && word(w, i + 1) == "chapter" else { return nil }
         return (PartStep(kind: kind, number: n), i + 2)
-    }
-
-    /// Words after which a capitalised run may name a section, and the small
-    /// words a title's run may hold.
-    static let titleLeads: Set<String> = ["in", "at", "during", "near", "from", "on"]
-    static let titleSmallWords: Set<String> = ["the", "of", "a", "an", "and", "to", "for", "with", "by"]
-
-    /// capitalised runs after a title lead (see namedTitles), of two to eight
-    /// capitalised words; not a date, a numbered part or a book's words ("in May",
-    /// "in Act III", "in Book Two" are read as such).
-    static func capitalisedRuns(_ w: [(word: String, capital: Bool)]) -> [String] {
-        var out: [String] = []
-        var i = 0
-        while i < w.count {
-            guard titleLeads.contains(w[i].word), !w[i].capital || i == 0 else { i += 1; continue }
-            var j = i + 1
-            if j < w.count, ["the", "a", "an"].contains(w[j].word), !w[j].capital { j += 1 }
-            var run: [String] = [], capitals = 0, end = j
-            var k = j
-            while k < w.count, run.count < 12 {
-                if w[k].capital && w[k].word.first?.isLetter == true {
-                    run.append(w[k].word); capitals += 1; end = k + 1
-                } else if titleSmallWords.contains(w[k].word), !run.isEmpty {
-                    run.append(w[k].word)
-                } else { break }
-                k += 1
-            }
-            run = Array(run.prefix(end - j))
-            let first = run.first ?? ""
-            if capitals >= 2, capitals <= 8, partKinds[first] == nil, CalendarWords.months[first] == nil,
-               CalendarWords.seasons[first] == nil, !run.contains(where: { year($0) != nil }) {
-                out.append(run.joined(separator: " "))
-            }
-            i = max(i + 1, end)
-        }
-        return out
     }
 
     /// The old printers' way: "Book the Second", "Chapter the Twentieth". The

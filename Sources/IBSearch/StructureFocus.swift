@@ -87,9 +87,6 @@ public enum StructureFocus {
     /// and gained nothing on the readers' tuning part.
     static let titleWordStrength = 0.6
     static let positionStrength = 0.5
-    /// A title written without quotation marks ("in Chesney Wold"): its capitals
-    /// say it is a name, not which kind (a place may be named in a chapter's title).
-    static let namedTitleStrength = 0.8
     /// A reference covering this share of its books (or less) counts fully.
     static let fullyNarrow = 0.05
     /// The narrowness of a reference covering 40% of its books (log 0.4 / log 0.05).
@@ -125,9 +122,6 @@ public enum StructureFocus {
         }
         for (_, matched) in titleMatches(locatingWords(words), units: units) {
             add(innermost(matched), strength: titleWordStrength)
-        }
-        for title in references.namedTitles {
-            add(innermost(units.values.flatMap { titled(title, in: $0) }), strength: namedTitleStrength, namesBook: true)
         }
         for title in references.quotedTitles {
             add(innermost(units.values.flatMap { titled(title, in: $0) }), strength: partStrength, namesBook: true)
@@ -311,7 +305,7 @@ public enum StructureFocus {
     /// that cannot is never focused, and its books' structure is not read.
     static func mayLocate(_ references: QueryReferences, words: [String]) -> Bool {
         !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
-            || !references.quotedTitles.isEmpty || !references.namedTitles.isEmpty || !titleWords(locatingWords(words)).isEmpty
+            || !references.quotedTitles.isEmpty || !titleWords(locatingWords(words)).isEmpty
     }
 
     /// The question's words found in section titles, voices or places, each with the

@@ -167,15 +167,4 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertNil(QueryReferences.parse("a third of the way up the hill").position)
         XCTAssertNil(QueryReferences.parse("the first half of the war").position)
     }
-
-    func testTitlesWrittenWithoutQuotationMarks() {
-        XCTAssertEqual(QueryReferences.parse("In Ode to a Nightingale, the poet longs for wine").namedTitles, ["ode to a nightingale"])
-        XCTAssertEqual(QueryReferences.parse("in the Chesney Wold chapter, Esther").namedTitles, ["chesney wold"])
-        XCTAssertEqual(QueryReferences.parse("in The Pequod Meets the Virgin, the old whale").namedTitles, ["the pequod meets the virgin"])
-        // One capital is a word of a title (read elsewhere); dates, parts and places joined by "in" are not runs.
-        XCTAssertEqual(QueryReferences.parse("in Economy, the cost of his house").namedTitles, [])
-        XCTAssertEqual(QueryReferences.parse("in Book Two, Act Three").namedTitles, [])
-        XCTAssertEqual(QueryReferences.parse("in May Day games").namedTitles, [])
-        XCTAssertEqual(QueryReferences.parse("Laertes in Paris at Bistritz on May 4th").namedTitles, [])
-    }
 }
