@@ -21,6 +21,16 @@ public enum CalendarWords {
     /// The last day of each month (February with the 29th: a book's year is often unknown).
     public static let monthLength = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
+    /// The year a shortened second year after a dash stands for, the first at or
+    /// after `year` ending in `tail`'s digits: "3" after 1662 is 1663, "00" after
+    /// 1699 is 1700, "1660" is 1660 (Old Style double years, ranges of years).
+    /// nil unless `tail` is 1, 2 or 4 digits.
+    public static func yearEnding(in tail: Substring, from year: Int) -> Int? {
+        guard let digits = Int(tail), let modulus = [1: 10, 2: 100, 4: 10_000][tail.count] else { return nil }
+        let candidate = year - year % modulus + digits
+        return candidate >= year ? candidate : candidate + modulus
+    }
+
     /// Seasons as month ranges (northern hemisphere, as the books mean them);
     /// winter wraps the year's end.
     public static let seasons: [String: (from: Int, to: Int)] = [

@@ -62,9 +62,9 @@ enum StructureDates {
             if k < words.count, let y = year(words[k].text), text[end..<words[k].range.lowerBound].count <= 3 {
                 yearValue = y; end = words[k].range.upperBound; k += 1
                 // "1714–15", "1659-60", "1662-3" or "1659-1660": an Old Style double year.
-                if k < words.count, let tail = Int(words[k].text), [1, 2, 4].contains(words[k].text.count),
+                if k < words.count, CalendarWords.yearEnding(in: words[k].text, from: y) == y + 1,
                    let dash = text[end..<words[k].range.lowerBound].first, "–-/".contains(dash),
-                   text[end..<words[k].range.lowerBound].count == 1, (y + 1) % [1: 10, 2: 100, 4: 10_000][words[k].text.count]! == tail {
+                   text[end..<words[k].range.lowerBound].count == 1 {
                     yearTo = y + 1; end = words[k].range.upperBound
                 }
             }

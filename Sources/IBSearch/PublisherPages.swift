@@ -13,18 +13,21 @@ extension SearchEngine {
         "ebook", "ebooks", "gutenberg", "transcriber", "colophon", "imprint", "typeset", "typography",
     ]
 
-    /// `candidates` with the publisher's pages among the first `window` moved
-    /// after the others there; unchanged when the question asks about the edition.
-    func publisherPagesLast(_ candidates: [FusedCandidate], question: String, window: Int) throws -> [FusedCandidate] {
+    /// `candidates` with the publisher's pages moved after the first `k` of the
+    /// book's own text, looking at most `lookahead` past k; unchanged when the
+    /// question asks about the edition.
+    func publisherPagesLast(_ candidates: [FusedCandidate], question: String, k: Int, lookahead: Int = 20) throws -> [FusedCandidate] {
         guard !candidates.isEmpty, Set(Self.plainWords(question)).isDisjoint(with: Self.editionWords) else { return candidates }
-        let head = Array(candidates.prefix(window))
+        let head = candidates.prefix(k + lookahead)
         let ords = try library.sectionOrds(forChunks: head.map(\.ref))
         var own: [FusedCandidate] = [], publisher: [FusedCandidate] = []
-        for c in head {
+        var looked = 0
+        for c in head where own.count < k {
             if try isPublisherPage(c, ord: ords[c.ref]) { publisher.append(c) } else { own.append(c) }
+            looked += 1
         }
         guard !publisher.isEmpty else { return candidates }
-        return own + publisher + candidates.dropFirst(window)
+        return own + publisher + candidates.dropFirst(looked)
     }
 
     /// In a section titled as the publisher's, or (a book without structure) a

@@ -134,12 +134,10 @@ public struct QueryReferences: Sendable, Equatable {
     // MARK: words
 
     /// Lowercased words with apostrophes and hyphens kept inside them ("year's",
-    /// "twenty-first", "1714-15"); curly apostrophes folded.
-    static func tokens(_ text: String) -> [String] { casedTokens(text).map(\.word) }
-
-    /// tokens(), each with whether it was written with a capital ("Book the
-    /// Second" is a part; "the book the second time" is not). A qualifier or a
-    /// month joined by a hyphen reads as two words: "mid-June", "late-1665", "May-day".
+    /// "twenty-first", "1714-15"; curly apostrophes folded), each with whether it
+    /// was written with a capital ("Book the Second" is a part; "the book the
+    /// second time" is not). A qualifier or a month joined by a hyphen reads as
+    /// two words: "mid-June", "late-1665", "May-day".
     static func casedTokens(_ text: String) -> [(word: String, capital: Bool)] {
         var out: [(word: String, capital: Bool)] = []
         var current = ""
@@ -237,15 +235,9 @@ public struct QueryReferences: Sendable, Equatable {
         let parts = word.split(separator: "-")
         guard let first = parts.first, first.count == 4, let y = Int(first), (1000...2099).contains(y) else { return nil }
         if parts.count == 1 { return y...y }
-        guard parts.count == 2, let tail = Int(parts[1]) else { return nil }
-        var second: Int
-        switch parts[1].count {
-        case 1: second = (y / 10) * 10 + tail; if second < y { second += 10 }      // "1662-3", "1669-0"
-        case 2: second = (y / 100) * 100 + tail; if second < y { second += 100 }   // "1714-15", "1699-00"
-        case 4: second = tail
-        default: second = -1
-        }
-        return second >= y && second <= y + 1 ? y...second : nil
+        // "1662-3", "1714-15", "1699-00", "1659-1660".
+        guard parts.count == 2, let second = CalendarWords.yearEnding(in: parts[1], from: y), second <= y + 1 else { return nil }
+        return y...second
     }
 
     // MARK: dates
@@ -274,16 +266,29 @@ public struct QueryReferences: Sendable, Equatable {
         return nil
     }
 
-    /// "early 1663", "early in 1663", "the beginning of 1663": January to April;
-    /// "mid-1665", "the middle of 1665": May to August; "late 1664", "the end of
-    /// 1664": September to December. nil: the whole year.
-    static func yearThird(_ w: [String], before i: Int) -> (from: Int, to: Int)? {
+    /// Which third of a span the words before word `i` name: "early May", "early
+    /// in 1663", "the beginning of"; "mid-June", "the middle of"; "late", "the end
+    /// of", "the close of". A month's thirds are its days 1-10, 11-20, 21-end; a
+    /// year's, January-April, May-August, September-December.
+    enum Third { case early, middle, late }
+    static func third(_ w: [String], before i: Int) -> Third? {
         var before = word(w, i - 1), before2 = word(w, i - 2)
+        // "early in August", "late in 1664": the qualifier before the "in".
         if before == "in", ["early", "late"].contains(before2) { before = before2; before2 = "" }
-        if before == "early" || (before == "of" && ["beginning", "start"].contains(before2)) { return (101, 430) }
-        if before == "mid" || (before == "of" && before2 == "middle") { return (501, 831) }
-        if before == "late" || (before == "of" && ["end", "close"].contains(before2)) { return (901, 1231) }
+        if before == "early" || (before == "of" && ["beginning", "start"].contains(before2)) { return .early }
+        if before == "mid" || (before == "of" && before2 == "middle") { return .middle }
+        if before == "late" || (before == "of" && ["end", "close"].contains(before2)) { return .late }
         return nil
+    }
+
+    /// A year's third as a month-day span (nil: the whole year).
+    static func yearThird(_ w: [String], before i: Int) -> (from: Int, to: Int)? {
+        switch third(w, before: i) {
+        case .early: return (101, 430)
+        case .middle: return (501, 831)
+        case .late: return (901, 1231)
+        case nil: return nil
+        }
     }
 
     /// "1660s" or "1830's": the ten years from the one named.
@@ -304,7 +309,7 @@ public struct QueryReferences: Sendable, Equatable {
     static func namedDay(_ w: [String], at i: Int) -> (DateReference, Int)? {
         for named in CalendarWords.namedDays where i + named.words.count <= w.count {
             // "St." is tokenized as "st", and "saint" spelled out is read as it.
-            guard w[i..<(i + named.words.count)].map({ $0 == "saint" ? "st" : $0 }) == named.words else { continue }
+            guard named.words.indices.allSatisfy({ k in (w[i + k] == "saint" ? "st" : w[i + k]) == named.words[k] }) else { continue }
             var date = DateReference(years: nil, from: named.from, to: named.to, day: nil, precise: named.from == named.to)
             var next = i + named.words.count
             if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
@@ -345,17 +350,14 @@ public struct QueryReferences: Sendable, Equatable {
         if let day, day <= CalendarWords.monthLength[month - 1] {
             date.from = month * 100 + day; date.to = date.from; date.precise = true
         } else {
-            var before = word(w, i - 1), before2 = word(w, i - 2)
-            // "early in August", "late in May": the qualifier before the "in".
-            if before == "in", ["early", "late"].contains(before2) { before = before2; before2 = "" }
-            if before == "early" || (before == "of" && ["beginning", "start"].contains(before2)) {
-                date.to = month * 100 + 10
-            } else if before == "mid" || (before == "of" && before2 == "middle") {
-                date.from = month * 100 + 11; date.to = month * 100 + 20
-            } else if before == "late" || (before == "of" && before2 == "end") {
-                date.from = month * 100 + 21
-            } else if before == "of", let (first, last) = halfOrWeek(before2, word(w, i - 3), days: CalendarWords.monthLength[month - 1]) {
-                date.from = month * 100 + first; date.to = month * 100 + last
+            switch third(w, before: i) {
+            case .early: date.to = month * 100 + 10
+            case .middle: date.from = month * 100 + 11; date.to = month * 100 + 20
+            case .late: date.from = month * 100 + 21
+            case nil:
+                if word(w, i - 1) == "of", let (first, last) = halfOrWeek(word(w, i - 2), word(w, i - 3), days: CalendarWords.monthLength[month - 1]) {
+                    date.from = month * 100 + first; date.to = month * 100 + last
+                }
             }
         }
         if let trailing { next = trailing.1 }
@@ -473,16 +475,13 @@ public struct QueryReferences: Sendable, Equatable {
         return (range, j)
     }
 
+    /// Words of a share of the book, and how many parts they cut it into.
+    static let fractions: [String: Double] = ["half": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4]
+
     /// "first half", "second half", "last third", "final quarter", "middle third"
     /// at `j` (the word before the fraction): that share of the book or part.
     static func share(_ w: [String], at j: Int) -> ClosedRange<Double>? {
-        let parts: Double
-        switch word(w, j + 1) {
-        case "half": parts = 2
-        case "third": parts = 3
-        case "quarter": parts = 4
-        default: return nil
-        }
+        guard let parts = fractions[word(w, j + 1)] else { return nil }
         switch word(w, j) {
         case "first", "opening": return 0...(1 / parts)
         case "last", "final", "closing", "latter": return (1 - 1 / parts)...1
@@ -502,13 +501,7 @@ public struct QueryReferences: Sendable, Equatable {
         if let dash = fraction.firstIndex(of: "-"), let n = CalendarWords.cardinals[String(fraction[..<dash])], n < 4 {
             count = Double(n); fraction = String(fraction[fraction.index(after: dash)...])   // "three-quarters"
         }
-        let parts: Double
-        switch fraction {
-        case "third", "thirds": parts = 3
-        case "quarter", "quarters": parts = 4
-        default: return nil
-        }
-        guard count < parts, word(w, j + 1) == "of", word(w, j + 2) == "the", word(w, j + 3) == "way" else { return nil }
+        guard let parts = fractions[fraction], parts > 2, count < parts, word(w, j + 1) == "of", word(w, j + 2) == "the", word(w, j + 3) == "way" else { return nil }
         // "of the way up the hill" is somewhere else.
         guard ["through", "in", "into"].contains(word(w, j + 4)) else { return nil }
         let point = count / parts

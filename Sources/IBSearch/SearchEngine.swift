@@ -364,7 +364,7 @@ public final class SearchEngine {
         }
         var candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
                                   quoted: quoted ?? [], focus: focus, matches: matches)
-        if mode == .hybrid { candidates = try publisherPagesLast(candidates, question: query.text, window: query.k + 20) }
+        if mode == .hybrid { candidates = try publisherPagesLast(candidates, question: query.text, k: query.k) }
         mark("fuse")
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {
