@@ -88,7 +88,8 @@ extension SearchEngine {
         }
         guard !units.isEmpty || references.position != nil else { return Focus([]) }
         let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
-        let ranges = StructureFocus.ranges(references, words: words, units: units, chunkCounts: counts)
+        let ranges = StructureFocus.ranges(references, words: words, capitalised: StructureFocus.capitalisedWords(query.focusText ?? query.text),
+                                                units: units, chunkCounts: counts)
         return Focus(ranges)
     }
 

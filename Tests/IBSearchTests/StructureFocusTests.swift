@@ -37,7 +37,7 @@ final class StructureFocusTests: XCTestCase {
 
     func ranges(_ question: String, _ units: [SearchSection], chunks: Int) -> [FocusRange] {
         StructureFocus.ranges(QueryReferences.parse(question), words: SearchEngine.plainWords(question),
-                              units: ["b": units], chunkCounts: ["b": chunks])
+                              capitalised: StructureFocus.capitalisedWords(question), units: ["b": units], chunkCounts: ["b": chunks])
     }
 
     /// A quoted title names its chapter, though its first word is in many titles;
@@ -84,6 +84,23 @@ final class StructureFocusTests: XCTestCase {
         // A title's word the question does not use to say where places nothing.
         XCTAssertEqual(ranges("the bean patch he hoed", essays, chunks: 100), [])
         XCTAssertEqual(ranges("in the essay", essays, chunks: 100), [])
+    }
+
+    /// A word after "in" written in lower case names a chapter only with another
+    /// of the question's words in its title: "in his cabin" is a place in the
+    /// story; "in Economy", or a question typed all in lower case, names it alone.
+    func testAWordInLowerCaseNamesATitleOnlyWithAnother() {
+        let titles = ["Loomings", "The Cabin-Table", "First Night-Watch", "The Cabin", "Economy", "The Chase—First Day", "The Chase—Second Day",
+                      "Sunset", "Dusk", "Midnight"]
+        let chapters = titles.enumerated().map { unit($0.offset, kind: "chapter", number: $0.offset + 1, title: $0.element,
+                                                      chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        XCTAssertEqual(ranges("Why does a dangling light upset Jonah so much in his cabin?", chapters, chunks: 100), [])
+        XCTAssertEqual(Set(ranges("What does Ahab say in The Cabin?", chapters, chunks: 100).map(\.chunks)), [10...19, 30...39])
+        XCTAssertEqual(ranges("On the first day of the final chase, what breaks Ahab's boat?", chapters, chunks: 100).map(\.chunks), [50...59])
+        XCTAssertEqual(ranges("What does Thoreau count up in Economy?", chapters, chunks: 100).map(\.chunks), [40...49])
+        XCTAssertEqual(ranges("what does thoreau count up in economy", chapters, chunks: 100).map(\.chunks), [40...49])
+        XCTAssertNil(StructureFocus.capitalisedWords("In his cabin, what swings?"), "the first word's capital says nothing")
+        XCTAssertEqual(StructureFocus.capitalisedWords("In his cabin, what does Jonah see?"), ["jonah"])
     }
 
     func testBroadReferencesWeighLess() {
