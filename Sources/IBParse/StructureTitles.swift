@@ -18,9 +18,25 @@ enum StructureTitles {
         if let kind = kindWords[first.lowercased()] {
             return (kind, words.dropFirst().first.flatMap { number(String($0)) })
         }
-        // A bare numeral ("XIV", "12", "XIV: The Masthead") is a chapter.
-        if let n = number(String(first)), first.count <= 8 { return ("chapter", n) }
+        // "Second Book", "First Part": an ordinal before a kind.
+        if let n = CalendarWords.ordinals[first.lowercased()], words.count > 1, let kind = kindWords[words[1].lowercased()] {
+            return (kind, n)
+        }
+        if isNumeral(title, first: first), let n = number(String(first)) { return ("chapter", n) }
         return (nil, nil)
+    }
+
+    /// Whether the title's first word is a bare numeral, which makes it a chapter:
+    /// figures ("12", "12 Loomings"), or a roman numeral alone or before
+    /// punctuation ("XIV", "XIV: The Masthead", "IV. Sounds"). A roman numeral
+    /// before a word begins a sentence ("I Wandered Lonely as a Cloud"), and a
+    /// number spelled out begins a name ("First Epilogue", "One Art", "Four Quartets").
+    static func isNumeral(_ title: String, first: Substring) -> Bool {
+        if first.allSatisfy(\.isASCII) && first.allSatisfy(\.isNumber) { return true }
+        guard first.count <= 8, CalendarWords.roman(String(first)) != nil else { return false }
+        let rest = title.dropFirst(first.count)
+        guard let next = rest.first else { return true }
+        return next != " " || rest.drop(while: { $0 == " " }).first.map { !$0.isLetter } ?? true
     }
 
     /// "14", "XIV", "xiv", "Two", "Second" -> the number (the shared calendar words).

@@ -151,6 +151,18 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(StructureTitles.kindAndNumber("XIV").number, 14)
         XCTAssertEqual(StructureTitles.kindAndNumber("Book Two").kind, "book")
         XCTAssertEqual(StructureTitles.kindAndNumber("Scene II").number, 2)
+        // Chapters by a bare numeral; names that begin with a number are none.
+        func kind(_ title: String) -> String { let k = StructureTitles.kindAndNumber(title); return "\(k.kind ?? "-") \(k.number.map(String.init) ?? "-")" }
+        XCTAssertEqual(kind("XIV: The Masthead"), "chapter 14")
+        XCTAssertEqual(kind("IV. Sounds"), "chapter 4")
+        XCTAssertEqual(kind("III"), "chapter 3")
+        XCTAssertEqual(kind("12 Loomings"), "chapter 12")
+        XCTAssertEqual(kind("Second Book"), "book 2")
+        XCTAssertEqual(kind("First Epilogue: 1813\u{2013}20"), "- -")
+        XCTAssertEqual(kind("Second Epilogue"), "- -")
+        XCTAssertEqual(kind("I Wandered Lonely as a Cloud"), "- -")
+        XCTAssertEqual(kind("One Art"), "- -")
+        XCTAssertEqual(kind("Mix Me a Drink"), "- -")
     }
 
     /// The long books in ../shared, when present.

@@ -104,4 +104,27 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 5, 5, 6])
         XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
     }
+
+    /// Migration 0210: sections an earlier ib-parse made chapters by a number
+    /// spelled out or a roman numeral before a word lose their kind and number;
+    /// bare numerals keep theirs.
+    func testSpelledNumbersAreNoChapterNumbers() throws {
+        let titles = ["First Epilogue: 1813\u{2013}20", "XIV: The Masthead", "I Wandered Lonely as a Cloud", "III", "Twenty-One",
+                      "12 Loomings", "IV. Sounds"]
+        let numbers = [1, 14, 1, 3, 21, 12, 4]
+        let records = LibraryTests.book(1).map { record -> Record in
+            guard case .page(var page) = record, page.page == 1 else { return record }
+            let marks = titles.indices.map { StructureMark(at: $0, depth: 0, kind: "chapter", number: numbers[$0], title: titles[$0]) }
+            page.extra["structure"] = .array(marks.map(\.json))
+            return .page(page)
+        }
+        try store(records)
+        let library = try Library.open(path: dbPath)
+        let migration = try XCTUnwrap(EmbeddedMigrations.all.first { $0.name == "0210_sections_spelled_numbers.sql" })
+        try library.db.execute(migration.sql)
+        let sections = try library.sections(bookID: bookID(records))
+        XCTAssertEqual(sections.map(\.title), titles)
+        XCTAssertEqual(sections.map(\.kind), [nil, "chapter", nil, "chapter", nil, "chapter", "chapter"])
+        XCTAssertEqual(sections.map(\.number), [nil, 14, nil, 3, nil, 12, 4])
+    }
 }
