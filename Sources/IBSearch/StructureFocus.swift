@@ -110,7 +110,10 @@ public enum StructureFocus {
         }
         var partRanges: [(String, ClosedRange<Int>)] = []
         for path in references.parts {
-            let matched = units.values.flatMap { book in book.filter { matches(path, $0, in: book) } }
+            let matched = units.values.flatMap { book in
+                let order = TitledOrder(book)
+                return book.filter { matches(path, $0, in: book, order: order) }
+            }
             add(matched, strength: partStrength, namesBook: true)
             partRanges += matched.map { ($0.bookID, $0.chunks) }
         }
@@ -196,25 +199,59 @@ public enum StructureFocus {
     }
 
     /// Whether `unit` is the last step of `path` and its ancestors match the earlier steps in order.
-    static func matches(_ path: [PartStep], _ unit: SearchSection, in book: [SearchSection]) -> Bool {
-        guard let last = path.last, compatible(last.kind, unit.kind), numberMatches(last, unit, in: book) else { return false }
+    static func matches(_ path: [PartStep], _ unit: SearchSection, in book: [SearchSection], order: TitledOrder? = nil) -> Bool {
+        let order = order ?? TitledOrder(book)
+        guard let last = path.last, compatible(last.kind, unit.kind), numberMatches(last, unit, in: book, order: order) else { return false }
         var remaining = path.dropLast()
         var parent = unit.parent
         while let step = remaining.last {
             guard let ord = parent, let ancestor = book.first(where: { $0.ord == ord }) else { return false }
-            if compatible(step.kind, ancestor.kind) && numberMatches(step, ancestor, in: book) { remaining.removeLast() }
+            if compatible(step.kind, ancestor.kind) && numberMatches(step, ancestor, in: book, order: order) { remaining.removeLast() }
             parent = ancestor.parent
         }
         return true
     }
 
-    static func numberMatches(_ step: PartStep, _ unit: SearchSection, in book: [SearchSection]) -> Bool {
+    static func numberMatches(_ step: PartStep, _ unit: SearchSection, in book: [SearchSection], order: TitledOrder) -> Bool {
+        if unit.number == nil, let place = order.place(of: unit, kind: step.kind) {
+            return place.index == (step.number > 0 ? step.number - 1 : place.count + step.number)
+        }
         if step.number > 0 { return unit.number == step.number }
         // "the last act": the highest number of its kind among its siblings;
         // "the penultimate chapter" (-2): the one below it.
         let numbers = Set(book.filter { $0.parent == unit.parent && compatible(step.kind, $0.kind) }.compactMap(\.number)).sorted(by: >)
         let k = -step.number - 1
         return unit.number != nil && k < numbers.count && unit.number == numbers[k]
+    }
+
+    /// Where each unit stands among its siblings of a kind, in a book none of
+    /// whose units of that kind has a number: a book of titled chapters
+    /// ("Economy", "Sounds") is counted in order, so "the first chapter" of
+    /// *Walden* is "Economy" and "the last chapter" its last. Front and back
+    /// matter are not counted; a book with numbered chapters is read by its
+    /// numbers alone. (No tuning question changes: in the readers' library,
+    /// "In the first chapter" of *Walden* now marks "Economy", but War and Peace's
+    /// many chapters I still outweigh it.)
+    final class TitledOrder {
+        let book: [SearchSection]
+        private var places: [String: [Int: (index: Int, count: Int)]] = [:]
+        init(_ book: [SearchSection]) { self.book = book }
+
+        func place(of unit: SearchSection, kind: String) -> (index: Int, count: Int)? {
+            if places[kind] == nil {
+                let units = book.filter { StructureFocus.compatible(kind, $0.kind) }
+                var found: [Int: (index: Int, count: Int)] = [:]
+                if !units.contains(where: { $0.number != nil }) {
+                    var siblings: [Int: [Int]] = [:]   // parent's ord (-1: none) -> the ords of its titled units, in order
+                    for u in units where !BookMatter.isMatter(section: [u.title]) { siblings[u.parent ?? -1, default: []].append(u.ord) }
+                    for ords in siblings.values where ords.count >= 2 {
+                        for (i, ord) in ords.enumerated() { found[ord] = (i, ords.count) }
+                    }
+                }
+                places[kind] = found
+            }
+            return places[kind]?[unit.ord]
+        }
     }
 
     // MARK: dates

@@ -103,6 +103,20 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(StructureFocus.capitalisedWords("In his cabin, what does Jonah see?"), ["jonah"])
     }
 
+    /// A book of titled chapters without numbers is counted in order: "the first
+    /// chapter" is its first after the front matter, "the last chapter" its last;
+    /// a book with numbered chapters is read by its numbers alone.
+    func testTitledChaptersAreCountedInOrder() {
+        let titles = ["Titlepage", "Economy", "Reading", "Sounds", "Solitude", "Conclusion", "Colophon"]
+        let essays = titles.enumerated().map { unit($0.offset, title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        XCTAssertEqual(ranges("In the first chapter, what does he say of bread?", essays, chunks: 70).map(\.chunks), [10...19])
+        XCTAssertEqual(ranges("in the third chapter", essays, chunks: 70).map(\.chunks), [30...39])
+        XCTAssertEqual(ranges("in the last chapter", essays, chunks: 70).map(\.chunks), [50...59])
+        XCTAssertEqual(ranges("in chapter 9", essays, chunks: 70), [])
+        let numbered = essays.map { u -> SearchSection in var u = u; if (1...5).contains(u.ord) { u.kind = "chapter"; u.number = u.ord + 1 }; return u }
+        XCTAssertEqual(ranges("in the first chapter", numbered, chunks: 70), [], "numbered 2 to 6: no chapter 1")
+    }
+
     func testBroadReferencesWeighLess() {
         let narrow = ranges("on the 4th of May", diary, chunks: 100).first!.weight
         let broad = ranges("in Act 2", play, chunks: 200).first!.weight   // a fifth of the play
