@@ -81,11 +81,7 @@ extension SearchEngine {
         let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
         guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
-        var units: [String: [SearchSection]] = [:]
-        for id in books {
-            let book = try structure(id)
-            if !book.isEmpty { units[id] = book }
-        }
+        let units = try structures(books).filter { !$0.value.isEmpty }
         guard !units.isEmpty || references.position != nil else { return Focus([]) }
         let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
         let ranges = StructureFocus.ranges(references, words: words, units: units, chunkCounts: counts)
@@ -94,17 +90,29 @@ extension SearchEngine {
 
     /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).
     func structure(_ bookID: String) throws -> [SearchSection] {
-        if let cached = structureCache[bookID] { return cached }
-        let units = try library.sections(bookID: bookID).compactMap { row -> SearchSection? in
-            guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
-            var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
-                                     title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
-                                     voice: row.voice, place: row.place, chunks: first...last)
-            unit.dateText = (row.dateFrom, row.dateTo)
-            return unit
+        try structures([bookID])[bookID] ?? []
+    }
+
+    /// The structure of each of `bookIDs` (read together, those not read before).
+    func structures(_ bookIDs: [String]) throws -> [String: [SearchSection]] {
+        let missing = bookIDs.filter { structureCache[$0] == nil }
+        if !missing.isEmpty {
+            let rows = try library.sections(bookIDs: missing)
+            for id in missing { structureCache[id] = (rows[id] ?? []).compactMap(Self.searchSection) }
         }
-        structureCache[bookID] = units
-        return units
+        var out: [String: [SearchSection]] = [:]
+        for id in bookIDs { out[id] = structureCache[id] }
+        return out
+    }
+
+    /// A section as the focus reads it; nil when it covers no chunk.
+    static func searchSection(_ row: SectionRow) -> SearchSection? {
+        guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
+        var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
+                                 title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
+                                 voice: row.voice, place: row.place, chunks: first...last)
+        unit.dateText = (row.dateFrom, row.dateTo)
+        return unit
     }
 
     /// The vector list inside the focus: each chunk's best window, best first, `depth` of them.
@@ -158,7 +166,8 @@ extension SearchEngine {
     func phrasesNamingNoSection(_ phrases: [String], scope: SearchScope?) throws -> [String] {
         let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
         guard !phrases.isEmpty, books.count <= Self.structureBookLimit else { return phrases }
-        let units = try books.map { try structure($0) }
+        let read = try structures(books)
+        let units = books.map { read[$0] ?? [] }
         return phrases.filter { phrase in units.allSatisfy { StructureFocus.titled(phrase, in: $0).isEmpty } }
     }
 

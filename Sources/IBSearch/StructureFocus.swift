@@ -314,11 +314,17 @@ public enum StructureFocus {
         let asked = titleWords(words)
         guard !asked.isEmpty else { return [] }
         var found: [String: [SearchSection]] = [:]
+        // Each distinct text split and stemmed once: copies and editions of a book repeat their titles.
+        var read: [String: Set<String>] = [:]
         for book in units.values {
             var inBook: [String: [SearchSection]] = [:]
             for unit in book {
                 let text = [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
-                let unitWords = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+                let unitWords = read[text] ?? {
+                    let words = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+                    read[text] = words
+                    return words
+                }()
                 for word in asked.intersection(unitWords) { inBook[word, default: []].append(unit) }
             }
             for (word, matched) in inBook where Double(matched.count) <= commonTitleShare * Double(book.count) || book.count < 3 {
