@@ -137,10 +137,15 @@ extension SearchEngine {
         let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
         let plain = rows == nil && pruned.allSatisfy { $0.members.count == 1 }
+        let searched = focus.searched(large: !small)
         var hits: [ChunkHit] = []
-        for range in focus.searched(large: !small) {
-            hits += try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, bookID: range.bookID,
-                                                   chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
+        if searched.count > 1 {
+            // One query for all: FTS5's statistics counted once, not once a range.
+            hits = try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows,
+                                                  ranges: searched.map { ($0.bookID, $0.chunks, lastPage($0.bookID, scope)) }, limit: depth)
+        } else if let range = searched.first {
+            hits = try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, bookID: range.bookID,
+                                                  chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
         }
         hits.sort { $0.score != $1.score ? $0.score < $1.score : $0.ref < $1.ref }
         return Array(hits.prefix(depth))
