@@ -69,6 +69,24 @@ struct Focus {
     }
 }
 
+/// What a question's focus is worked out from: its words and references, the
+/// searched books, and the structure of those already read. Sendable, so that
+/// the full-text half's thread (ParallelText) can work it out while the
+/// caller embeds the query.
+struct FocusPlan: Sendable {
+    var words: [String]
+    var references: QueryReferences
+    var books: [String]
+    var known: [String: [SearchSection]]
+
+    /// The focus, on `library`, with the structure it read (nil: it failed; the caller works it out itself).
+    func worked(on library: Library) -> (focus: Focus, read: [String: [SearchSection]])? {
+        guard let read = try? SearchEngine.structures(books.filter { known[$0] == nil }, library: library),
+              let focus = try? SearchEngine.focus(self, units: known.merging(read) { old, _ in old }, library: library) else { return nil }
+        return (focus, read)
+    }
+}
+
 extension SearchEngine {
     /// A scope of more books than this reads their structure only when the
     /// question names a date or a numbered part (titles alone are not worth it).
@@ -76,16 +94,29 @@ extension SearchEngine {
 
     /// The focus of `query` within `scope`; empty when it names nothing the books' structure holds.
     func focus(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> Focus {
+        guard let plan = try focusPlan(query, references: references, scope: scope) else { return Focus([]) }
+        return try Self.focus(plan, units: try structures(plan.books), library: library)
+    }
+
+    /// What the focus of `query` reads; nil when the question cannot point anywhere
+    /// (or, in a scope of many books, only by words of titles).
+    func focusPlan(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> FocusPlan? {
         let words = Self.plainWords(query.focusText ?? query.text)
-        guard StructureFocus.mayLocate(references, words: words) else { return Focus([]) }
+        guard StructureFocus.mayLocate(references, words: words) else { return nil }
         let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
-        guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
-        let units = try structures(books).filter { !$0.value.isEmpty }
-        guard !units.isEmpty || references.position != nil else { return Focus([]) }
-        let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
-        let ranges = StructureFocus.ranges(references, words: words, units: units, chunkCounts: counts)
-        return Focus(ranges)
+        guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return nil }
+        var known: [String: [SearchSection]] = [:]
+        for id in books { known[id] = structureCache[id] }
+        return FocusPlan(words: words, references: references, books: books, known: known)
+    }
+
+    /// The focus `plan` finds in `units` (the structure of each of its books).
+    static func focus(_ plan: FocusPlan, units: [String: [SearchSection]], library: Library) throws -> Focus {
+        let units = units.filter { !$0.value.isEmpty }
+        guard !units.isEmpty || plan.references.position != nil else { return Focus([]) }
+        let counts = try library.chunkCounts(bookIDs: plan.references.position != nil ? plan.books : Array(units.keys))
+        return Focus(StructureFocus.ranges(plan.references, words: plan.words, units: units, chunkCounts: counts))
     }
 
     /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).
@@ -93,15 +124,25 @@ extension SearchEngine {
         try structures([bookID])[bookID] ?? []
     }
 
-    /// The structure of each of `bookIDs` (read together, those not read before).
+    /// The structure of each of `bookIDs` (those not read before read together).
     func structures(_ bookIDs: [String]) throws -> [String: [SearchSection]] {
         let missing = bookIDs.filter { structureCache[$0] == nil }
-        if !missing.isEmpty {
-            let rows = try library.sections(bookIDs: missing)
-            for id in missing { structureCache[id] = (rows[id] ?? []).compactMap(Self.searchSection) }
-        }
+        if !missing.isEmpty { remember(try Self.structures(missing, library: library)) }
         var out: [String: [SearchSection]] = [:]
         for id in bookIDs { out[id] = structureCache[id] }
+        return out
+    }
+
+    /// Structure read elsewhere (ParallelText), kept as if read here.
+    func remember(_ read: [String: [SearchSection]]) {
+        for (id, units) in read { structureCache[id] = units }
+    }
+
+    /// The structure of each of `bookIDs` as the focus reads it ([] for a book without any).
+    static func structures(_ bookIDs: [String], library: Library) throws -> [String: [SearchSection]] {
+        let rows = try library.sections(bookIDs: bookIDs)
+        var out: [String: [SearchSection]] = [:]
+        for id in bookIDs { out[id] = (rows[id] ?? []).compactMap(searchSection) }
         return out
     }
 
@@ -133,8 +174,9 @@ extension SearchEngine {
     }
 
     /// The full-text list inside the focus, scored as the whole scope's list is.
-    func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
-        let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
+    /// `scored`: `concepts` as scoredConcepts scores them, when the full-text half did that already.
+    func focusTextHits(_ focus: Focus, concepts: [Concept], scored: ScoredConcepts?, scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
+        let (pruned, rows) = try scored ?? Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
         let plain = rows == nil && pruned.allSatisfy { $0.members.count == 1 }
         let searched = focus.searched(large: !small)
