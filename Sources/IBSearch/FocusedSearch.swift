@@ -103,7 +103,7 @@ extension SearchEngine {
     func focusPlan(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> FocusPlan? {
         let words = Self.plainWords(query.focusText ?? query.text)
         guard StructureFocus.mayLocate(references, words: words) else { return nil }
-        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        let books = scope?.books.map(\.id) ?? readyAtScope
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
         guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return nil }
         var known: [String: [SearchSection]] = [:]
@@ -211,7 +211,7 @@ extension SearchEngine {
     /// (StructureFocus.titled): a reader who quotes "The Pequod Meets the Virgin"
     /// names a chapter, not a line, and the chunk holding its heading is no answer.
     func phrasesNamingNoSection(_ phrases: [String], scope: SearchScope?) throws -> [String] {
-        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        let books = scope?.books.map(\.id) ?? readyAtScope
         guard !phrases.isEmpty, books.count <= Self.structureBookLimit else { return phrases }
         let read = try structures(books)
         let units = books.map { read[$0] ?? [] }

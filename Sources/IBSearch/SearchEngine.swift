@@ -182,6 +182,9 @@ public final class SearchEngine {
     func warn(_ message: String) { if !warnings.contains(message) { warnings.append(message) } }
 
     private var bookCache: [String: BookSummary] = [:]
+    /// The ready books' ids as this search's scope() read them: the books of a
+    /// whole-library search, for its focus and quoted titles (not read again).
+    var readyAtScope: [String] = []
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [SearchSection]] = [:]
     /// The full-text half's read connection, kept between searches (ParallelText).
@@ -235,6 +238,7 @@ public final class SearchEngine {
     /// Empty when no ready book is searched.
     func scope(_ query: SearchQuery) throws -> SearchScope? {
         let ready = try readyBooks()
+        readyAtScope = ready.map(\.id)
         var books = ready
         if let wanted = query.books {
             let set = Set(wanted)
