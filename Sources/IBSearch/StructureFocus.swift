@@ -149,7 +149,7 @@ public enum StructureFocus {
         for (book, range) in pieces { byBook[book, default: []].append(range) }
         var out: [FocusRange] = []
         for (book, ranges) in byBook.sorted(by: { $0.key < $1.key }) {
-            let merged = merge(ranges)
+            let merged = ranges.merged()
             let covered = merged.reduce(0) { $0 + $1.count }, total = chunkCounts[book] ?? 0
             guard total > 0, covered > 0 else { continue }
             let share = min(1, Double(covered) / Double(total))
@@ -158,19 +158,6 @@ public enum StructureFocus {
             // name in the titles of half a book's chapters: "Esther's Narrative").
             guard narrowness >= minimumNarrowness else { continue }
             out += merged.map { FocusRange(bookID: book, chunks: $0, weight: strength * narrowness) }
-        }
-        return out
-    }
-
-    /// Overlapping or touching ranges joined.
-    static func merge(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
-        var out: [ClosedRange<Int>] = []
-        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let last = out.last, r.lowerBound <= last.upperBound + 1 {
-                out[out.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
-            } else {
-                out.append(r)
-            }
         }
         return out
     }

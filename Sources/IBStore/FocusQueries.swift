@@ -84,14 +84,7 @@ extension Library {
             if let (low, high) = try seqRange(bookID: range.bookID, chunks: range.chunks) { spans.append((i, low...high)) }
         }
         guard !spans.isEmpty else { return [] }
-        var inside: [ClosedRange<Int>] = []
-        for seqs in spans.map(\.seqs).sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let last = inside.last, seqs.lowerBound <= last.upperBound + 1 {
-                inside[inside.count - 1] = last.lowerBound...max(last.upperBound, seqs.upperBound)
-            } else {
-                inside.append(seqs)
-            }
-        }
+        let inside = spans.map(\.seqs).merged()
         let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?4)" : "-ib_concepts(chunks_fts, ?4, ?5)"
         // '+' keeps the ranges out of FTS5's index plan: one scan, one set of statistics.
         let within = inside.indices.map { "+chunks_fts.rowid BETWEEN ?\(6 + 2 * $0) AND ?\(7 + 2 * $0)" }.joined(separator: " OR ")
