@@ -69,6 +69,26 @@ struct Focus {
     }
 }
 
+/// What a question's focus is worked out from: its words and references, the
+/// searched books, and the structure of those already read. Sendable, so that
+/// the full-text half's thread (ParallelText) can work it out while the
+/// caller embeds the query.
+struct FocusPlan: Sendable {
+    var words: [String]
+    /// The words the question writes with a capital (StructureFocus.capitalisedWords).
+    var capitalised: Set<String>?
+    var references: QueryReferences
+    var books: [String]
+    var known: [String: [SearchSection]]
+
+    /// The focus, on `library`, with the structure it read (nil: it failed; the caller works it out itself).
+    func worked(on library: Library) -> (focus: Focus, read: [String: [SearchSection]])? {
+        guard let read = try? SearchEngine.structures(books.filter { known[$0] == nil }, library: library),
+              let focus = try? SearchEngine.focus(self, units: known.merging(read) { old, _ in old }, library: library) else { return nil }
+        return (focus, read)
+    }
+}
+
 extension SearchEngine {
     /// A scope of more books than this reads their structure only when the
     /// question names a date or a numbered part (titles alone are not worth it).
@@ -76,36 +96,67 @@ extension SearchEngine {
 
     /// The focus of `query` within `scope`; empty when it names nothing the books' structure holds.
     func focus(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> Focus {
+        guard let plan = try focusPlan(query, references: references, scope: scope) else { return Focus([]) }
+        return try Self.focus(plan, units: try structures(plan.books), library: library)
+    }
+
+    /// What the focus of `query` reads; nil when the question cannot point anywhere
+    /// (or, in a scope of many books, only by words of titles).
+    func focusPlan(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> FocusPlan? {
         let words = Self.plainWords(query.focusText ?? query.text)
-        guard StructureFocus.mayLocate(references, words: words) else { return Focus([]) }
-        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        guard StructureFocus.mayLocate(references, words: words) else { return nil }
+        let books = scope?.books.map(\.id) ?? readyAtScope
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
-        guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return Focus([]) }
-        var units: [String: [SearchSection]] = [:]
-        for id in books {
-            let book = try structure(id)
-            if !book.isEmpty { units[id] = book }
-        }
-        guard !units.isEmpty || references.position != nil else { return Focus([]) }
-        let counts = try library.chunkCounts(bookIDs: references.position != nil ? books : Array(units.keys))
-        let ranges = StructureFocus.ranges(references, words: words, capitalised: StructureFocus.capitalisedWords(query.focusText ?? query.text),
-                                                units: units, chunkCounts: counts)
-        return Focus(ranges)
+        guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return nil }
+        var known: [String: [SearchSection]] = [:]
+        for id in books { known[id] = structureCache[id] }
+        return FocusPlan(words: words, capitalised: StructureFocus.capitalisedWords(query.focusText ?? query.text),
+                         references: references, books: books, known: known)
+    }
+
+    /// The focus `plan` finds in `units` (the structure of each of its books).
+    static func focus(_ plan: FocusPlan, units: [String: [SearchSection]], library: Library) throws -> Focus {
+        let units = units.filter { !$0.value.isEmpty }
+        guard !units.isEmpty || plan.references.position != nil else { return Focus([]) }
+        let counts = try library.chunkCounts(bookIDs: plan.references.position != nil ? plan.books : Array(units.keys))
+        return Focus(StructureFocus.ranges(plan.references, words: plan.words, capitalised: plan.capitalised, units: units, chunkCounts: counts))
     }
 
     /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).
     func structure(_ bookID: String) throws -> [SearchSection] {
-        if let cached = structureCache[bookID] { return cached }
-        let units = try library.sections(bookID: bookID).compactMap { row -> SearchSection? in
-            guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
-            var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
-                                     title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
-                                     voice: row.voice, place: row.place, chunks: first...last)
-            unit.dateText = (row.dateFrom, row.dateTo)
-            return unit
-        }
-        structureCache[bookID] = units
-        return units
+        try structures([bookID])[bookID] ?? []
+    }
+
+    /// The structure of each of `bookIDs` (those not read before read together).
+    func structures(_ bookIDs: [String]) throws -> [String: [SearchSection]] {
+        let missing = bookIDs.filter { structureCache[$0] == nil }
+        if !missing.isEmpty { remember(try Self.structures(missing, library: library)) }
+        var out: [String: [SearchSection]] = [:]
+        for id in bookIDs { out[id] = structureCache[id] }
+        return out
+    }
+
+    /// Structure read elsewhere (ParallelText), kept as if read here.
+    func remember(_ read: [String: [SearchSection]]) {
+        for (id, units) in read { structureCache[id] = units }
+    }
+
+    /// The structure of each of `bookIDs` as the focus reads it ([] for a book without any).
+    static func structures(_ bookIDs: [String], library: Library) throws -> [String: [SearchSection]] {
+        let rows = try library.sections(bookIDs: bookIDs)
+        var out: [String: [SearchSection]] = [:]
+        for id in bookIDs { out[id] = (rows[id] ?? []).compactMap(searchSection) }
+        return out
+    }
+
+    /// A section as the focus reads it; nil when it covers no chunk.
+    static func searchSection(_ row: SectionRow) -> SearchSection? {
+        guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
+        var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
+                                 title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
+                                 voice: row.voice, place: row.place, chunks: first...last)
+        unit.dateText = (row.dateFrom, row.dateTo)
+        return unit
     }
 
     /// The vector list inside the focus: each chunk's best window, best first, `depth` of them.
@@ -126,14 +177,20 @@ extension SearchEngine {
     }
 
     /// The full-text list inside the focus, scored as the whole scope's list is.
-    func focusTextHits(_ focus: Focus, concepts: [Concept], scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
-        let (pruned, rows) = try Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
+    /// `scored`: `concepts` as scoredConcepts scores them, when the full-text half did that already.
+    func focusTextHits(_ focus: Focus, concepts: [Concept], scored: ScoredConcepts?, scope: SearchScope?, depth: Int, small: Bool) throws -> [ChunkHit] {
+        let (pruned, rows) = try scored ?? Self.scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookIDFShare)
         guard let (expression, spec) = QueryConcepts.match(pruned) else { return [] }
         let plain = rows == nil && pruned.allSatisfy { $0.members.count == 1 }
+        let searched = focus.searched(large: !small)
         var hits: [ChunkHit] = []
-        for range in focus.searched(large: !small) {
-            hits += try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, bookID: range.bookID,
-                                                   chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
+        if searched.count > 1 {
+            // One query for all: FTS5's statistics counted once, not once a range.
+            hits = try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows,
+                                                  ranges: searched.map { ($0.bookID, $0.chunks, lastPage($0.bookID, scope)) }, limit: depth)
+        } else if let range = searched.first {
+            hits = try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, bookID: range.bookID,
+                                                  chunks: range.chunks, lastPage: lastPage(range.bookID, scope), limit: depth)
         }
         hits.sort { $0.score != $1.score ? $0.score < $1.score : $0.ref < $1.ref }
         return Array(hits.prefix(depth))
@@ -157,9 +214,10 @@ extension SearchEngine {
     /// (StructureFocus.titled): a reader who quotes "The Pequod Meets the Virgin"
     /// names a chapter, not a line, and the chunk holding its heading is no answer.
     func phrasesNamingNoSection(_ phrases: [String], scope: SearchScope?) throws -> [String] {
-        let books = try scope?.books.map(\.id) ?? readyBooks().map(\.id)
+        let books = scope?.books.map(\.id) ?? readyAtScope
         guard !phrases.isEmpty, books.count <= Self.structureBookLimit else { return phrases }
-        let units = try books.map { try structure($0) }
+        let read = try structures(books)
+        let units = books.map { read[$0] ?? [] }
         return phrases.filter { phrase in units.allSatisfy { StructureFocus.titled(phrase, in: $0).isEmpty } }
     }
 

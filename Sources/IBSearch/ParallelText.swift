@@ -1,5 +1,6 @@
-// The full-text half of a hybrid search (the ranked list, and the chunks
-// holding the words the reader quotes), run on a Dispatch worker with its own
+// The full-text half of a hybrid search (the ranked list, the chunks holding
+// the words the reader quotes, and where in the books the question points),
+// run on a Dispatch worker with its own
 // read-only connection while the caller embeds the query and scans vectors
 // (the two halves cost about the same, so a hybrid search takes about as long
 // as its slower half). It replaces a raw pthread whose job object was shared
@@ -16,10 +17,13 @@ import Synchronization
 /// chunks holding `phrases`, and how much of the query's `concepts` each hit
 /// holds (what fusion weighs a text hit by: reading and matching the hits'
 /// text here, while the caller still embeds and scans vectors, takes it off
-/// the search's longer half), or nil when it failed (the caller then runs it
-/// on its own connection).
+/// the search's longer half), the concepts as it scored them, and the
+/// question's focus (FocusPlan: reading every book's structure costs a
+/// library of many books milliseconds the worker has to spare), or nil when
+/// it failed (the caller then runs it on its own connection).
 final class ParallelText: Sendable {
-    typealias Outcome = (hits: [ChunkHit], concepts: [Concept], quoted: Set<ChunkRef>, matches: [ChunkRef: SearchEngine.Matched])
+    typealias Outcome = (hits: [ChunkHit], concepts: [Concept], quoted: Set<ChunkRef>, matches: [ChunkRef: SearchEngine.Matched],
+                         scored: ScoredConcepts?, focus: (focus: Focus, read: [String: [SearchSection]])?)
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
     private let connection = Mutex<Handoff>(Handoff(library: nil))
@@ -28,8 +32,10 @@ final class ParallelText: Sendable {
 
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
+    /// `focus`: the question's focus to work out after the search (its structure
+    /// read here too); the outcome's focus is nil when that failed.
     init(path: String, reader: Handoff, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
-         scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String]) {
+         scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String], focus: FocusPlan? = nil) {
         finished.enter()
         DispatchQueue.global().async { [self] in
             let start = (wall: Timestamp.monotonic(), cpu: Timestamp.threadCPU())
@@ -41,14 +47,16 @@ final class ParallelText: Sendable {
                 let reader = try reader.library ?? Library.openForReading(path: path)
                 connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
-                let hits = try SearchEngine.textSearch(reader, all, k: k, scope: scope, commonFraction: commonFraction,
-                                                         bookShare: bookShare)
+                let scored = try SearchEngine.scoredConcepts(reader, all, scope: scope, commonFraction: commonFraction, bookShare: bookShare)
+                let hits = try SearchEngine.textSearch(reader, scored: scored, k: k, scope: scope)
                 let quoted = try SearchEngine.phraseHits(reader, phrases, scope: scope)
                 var matches: [ChunkRef: SearchEngine.Matched] = [:]
                 for hit in hits where matches[hit.ref] == nil {
                     matches[hit.ref] = SearchEngine.matched(try reader.chunk(hit.ref)?.text ?? "", concepts: concepts)
                 }
-                outcome.withLock { $0 = (hits, all, quoted, matches) }
+                // The focus's full-text list scores the query's own concepts: these, unless expanded.
+                let result: Outcome = (hits, all, quoted, matches, all == concepts ? scored : nil, focus?.worked(on: reader))
+                outcome.withLock { $0 = result }
             } catch {
                 // Left nil: the caller searches on its own connection.
             }

@@ -182,6 +182,9 @@ public final class SearchEngine {
     func warn(_ message: String) { if !warnings.contains(message) { warnings.append(message) } }
 
     private var bookCache: [String: BookSummary] = [:]
+    /// The ready books' ids as this search's scope() read them: the books of a
+    /// whole-library search, for its focus and quoted titles (not read again).
+    var readyAtScope: [String] = []
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [SearchSection]] = [:]
     /// The full-text half's read connection, kept between searches (ParallelText).
@@ -235,6 +238,7 @@ public final class SearchEngine {
     /// Empty when no ready book is searched.
     func scope(_ query: SearchQuery) throws -> SearchScope? {
         let ready = try readyBooks()
+        readyAtScope = ready.map(\.id)
         var books = ready
         if let wanted = query.books {
             let set = Set(wanted)
@@ -295,9 +299,10 @@ public final class SearchEngine {
         if !references.phrases.isEmpty { phrases = try phrasesNamingNoSection(phrases, scope: scope) }
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
+            let plan = focusWeight > 0 ? try focusPlan(query, references: references, scope: scope) : nil
             parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
                                         expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction,
-                                        bookShare: bookIDFShare, phrases: phrases)
+                                        bookShare: bookIDFShare, phrases: phrases, focus: plan)
         }
         // Never leave the search running behind (an error in the vector half); keep its connection.
         defer { if let parallelText { textReader = parallelText.reader() } }
@@ -313,11 +318,18 @@ public final class SearchEngine {
         }
         var quoted: Set<ChunkRef>? = nil
         var matches: [ChunkRef: Matched] = [:]
+        var scored: ScoredConcepts? = nil
+        var focused: Focus? = nil
         if let parallelResult = parallelText?.wait() {
             textHits = parallelResult.hits
             snippetTerms = QueryConcepts.terms(parallelResult.concepts)
             quoted = parallelResult.quoted
             matches = parallelResult.matches
+            scored = parallelResult.scored
+            if let (focus, read) = parallelResult.focus {
+                focused = focus
+                remember(read)
+            }
             if timing, let spent = parallelText?.cost() {
                 mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms)")
             }
@@ -353,12 +365,13 @@ public final class SearchEngine {
         }
         if mode == .hybrid {
             if focusWeight > 0 {
-                focus = try self.focus(query, references: references, scope: scope)
+                focus = try focused ?? self.focus(query, references: references, scope: scope)
                 focus.weighByBooks(Focus.bookShares(vectorHits, textHits))
             }
             if !focus.isEmpty {
                 if let queryVector { vectorHits = Self.appending(try focusVectorHits(focus, query: queryVector, scope: scope, depth: depth, small: small), to: vectorHits) }
-                textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scope: scope, depth: depth, small: small), to: textHits)
+                textHits = Self.appending(try focusTextHits(focus, concepts: concepts, scored: scored, scope: scope, depth: depth, small: small),
+                                          to: textHits)
                 mark("focus (\(focus.ranges.count) ranges)")
             }
         }

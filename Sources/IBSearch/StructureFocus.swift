@@ -153,7 +153,7 @@ public enum StructureFocus {
         for (book, range) in pieces { byBook[book, default: []].append(range) }
         var out: [FocusRange] = []
         for (book, ranges) in byBook.sorted(by: { $0.key < $1.key }) {
-            let merged = merge(ranges)
+            let merged = ranges.merged()
             let covered = merged.reduce(0) { $0 + $1.count }, total = chunkCounts[book] ?? 0
             guard total > 0, covered > 0 else { continue }
             let share = min(1, Double(covered) / Double(total))
@@ -162,19 +162,6 @@ public enum StructureFocus {
             // name in the titles of half a book's chapters: "Esther's Narrative").
             guard narrowness >= minimumNarrowness else { continue }
             out += merged.map { FocusRange(bookID: book, chunks: $0, weight: strength * narrowness) }
-        }
-        return out
-    }
-
-    /// Overlapping or touching ranges joined.
-    static func merge(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
-        var out: [ClosedRange<Int>] = []
-        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let last = out.last, r.lowerBound <= last.upperBound + 1 {
-                out[out.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
-            } else {
-                out.append(r)
-            }
         }
         return out
     }
@@ -377,11 +364,17 @@ public enum StructureFocus {
         guard !asked.isEmpty else { return [] }
         let question = titleWords(questionWords)
         var found: [String: [SearchSection]] = [:]
+        // Each distinct text split and stemmed once: copies and editions of a book repeat their titles.
+        var read: [String: Set<String>] = [:]
         for book in units.values {
             var inBook: [String: [SearchSection]] = [:]
             for unit in book {
                 let text = [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
-                let unitWords = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+                let unitWords = read[text] ?? {
+                    let words = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
+                    read[text] = words
+                    return words
+                }()
                 for word in asked.intersection(unitWords) where strong.contains(word) || unitWords.intersection(question).count >= 2 {
                     inBook[word, default: []].append(unit)
                 }

@@ -4,6 +4,11 @@
 import IBCore
 import IBStore
 
+/// A query's concepts as its full-text search scores them (SearchEngine.scoredConcepts):
+/// the too common pruned, each member's document count set; `rows`, the chunk count
+/// its IDF counts against (nil: the library's).
+typealias ScoredConcepts = (concepts: [Concept], rows: Int?)
+
 extension SearchEngine {
     /// How many chunks hold each term (IBStore's documentFrequencies): a prefix
     /// term counts the words it starts (an upper bound), a phrase its rarest word.
@@ -87,7 +92,13 @@ extension SearchEngine {
     /// is its rarity in the scope's books rather than the library's (BookRarity).
     static func textSearch(_ library: Library, _ concepts: [Concept], k: Int, scope: SearchScope?, commonFraction: Double,
                            bookShare: Double = 0) throws -> [ChunkHit] {
-        let (concepts, rows) = try scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookShare)
+        try textSearch(library, scored: try scoredConcepts(library, concepts, scope: scope, commonFraction: commonFraction, bookShare: bookShare),
+                       k: k, scope: scope)
+    }
+
+    /// textSearch for concepts already scored (scoredConcepts).
+    static func textSearch(_ library: Library, scored: ScoredConcepts, k: Int, scope: SearchScope?) throws -> [ChunkHit] {
+        let (concepts, rows) = scored
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
         let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
         return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k)
@@ -98,7 +109,7 @@ extension SearchEngine {
     /// over the scope's chunk count is the blend of its rarity in those books and
     /// in the library (BookRarity); nil rows: the library's statistics.
     static func scoredConcepts(_ library: Library, _ concepts: [Concept], scope: SearchScope?,
-                               commonFraction: Double, bookShare: Double) throws -> (concepts: [Concept], rows: Int?) {
+                               commonFraction: Double, bookShare: Double) throws -> ScoredConcepts {
         var pruned = try pruneCommon(library, concepts, commonFraction: commonFraction)
         guard bookShare > 0, let statistics = try library.scopeStatistics(scope) else { return (pruned, nil) }
         let terms = QueryConcepts.terms(pruned)

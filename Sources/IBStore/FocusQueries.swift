@@ -68,6 +68,57 @@ extension Library {
         return out
     }
 
+    /// fullTextCandidates(match:concepts:rows:bookID:chunks:lastPage:limit:) for
+    /// each of `ranges`, their hits concatenated, from one FTS5 query. Range by
+    /// range, every query counted each phrase's rows across the library again
+    /// for bm25()'s IDF (and expanded each prefix again); here that is done
+    /// once. The query reads every match between the ranges' first and last
+    /// chunk but scores only those inside a range; each range's best `limit`
+    /// are then picked as its own query picks them (the same order, the same
+    /// page limit, the chunk index checked after the LIMIT), so the hits and
+    /// scores are the same.
+    public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil,
+                                   ranges: [(bookID: String, chunks: ClosedRange<Int>, lastPage: Int?)], limit: Int) throws -> [ChunkHit] {
+        var spans: [(range: Int, seqs: ClosedRange<Int>)] = []
+        for (i, range) in ranges.enumerated() {
+            if let (low, high) = try seqRange(bookID: range.bookID, chunks: range.chunks) { spans.append((i, low...high)) }
+        }
+        guard !spans.isEmpty else { return [] }
+        let inside = spans.map(\.seqs).merged()
+        let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?4)" : "-ib_concepts(chunks_fts, ?4, ?5)"
+        // '+' keeps the ranges out of FTS5's index plan: one scan, one set of statistics.
+        let within = inside.indices.map { "+chunks_fts.rowid BETWEEN ?\(6 + 2 * $0) AND ?\(7 + 2 * $0)" }.joined(separator: " OR ")
+        let statement = try db.prepare("""
+            SELECT chunks_fts.rowid, c.book_id, c.chunk_index, c.end_page, \(rank) AS s
+            FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?2 AND ?3 AND (\(within))
+            """)
+        defer { statement.reset() }
+        try statement.bind(1, expression)
+        try statement.bind(2, inside[0].lowerBound)
+        try statement.bind(3, inside[inside.count - 1].upperBound)
+        if let concepts { try statement.bind(4, concepts) }
+        if let rows, concepts != nil { try statement.bind(5, rows) }
+        for (i, seqs) in inside.enumerated() {
+            try statement.bind(Int32(6 + 2 * i), seqs.lowerBound)
+            try statement.bind(Int32(7 + 2 * i), seqs.upperBound)
+        }
+        var found: [(seq: Int, bookID: String, index: Int, endPage: Int, score: Double)] = []
+        while try statement.step() {
+            found.append((statement.int(0), statement.text(1), statement.int(2), statement.int(3), statement.double(4)))
+        }
+        found.sort { $0.score != $1.score ? $0.score < $1.score : $0.seq < $1.seq }
+        var out: [ChunkHit] = []
+        for (i, seqs) in spans {
+            let range = ranges[i], lastPage = range.lastPage ?? Int(Int32.max)
+            let best = found.lazy.filter { seqs.contains($0.seq) && $0.bookID == range.bookID && $0.endPage <= lastPage }.prefix(limit)
+            for hit in best where range.chunks.contains(hit.index) {
+                out.append(ChunkHit(ref: ChunkRef(seq: hit.seq), bookID: range.bookID, index: hit.index, score: hit.score))
+            }
+        }
+        return out
+    }
+
     /// The chunks in `scope` holding the exact `phrase` (an FTS5 phrase: the words
     /// in order, stop words included), best bm25 first, at most `limit`.
     public func phraseCandidates(_ phrase: String, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {

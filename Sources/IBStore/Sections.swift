@@ -39,18 +39,44 @@ public struct SectionRow: Sendable, Equatable {
 extension Library {
     /// The book's sections in order; [] when it has none (or was indexed before structure was kept).
     public func sections(bookID: String) throws -> [SectionRow] {
-        try db.query("""
+        try sections(bookIDs: [bookID])[bookID] ?? []
+    }
+
+    /// Each book's sections in order (books without any are left out). One
+    /// prepared statement for all, read by column, each distinct path parsed
+    /// once: a search over a library of many books reads every book's
+    /// structure, and copies of a book share their titles.
+    public func sections(bookIDs: [String]) throws -> [String: [SectionRow]] {
+        let statement = try db.prepare("""
             SELECT ord, parent, depth, kind, number, title, path, date_from, date_to, voice, place,
                    start_page, start_offset, first_chunk, last_chunk
             FROM sections WHERE book_id = ? ORDER BY ord
-            """, bookID).map { row in
-            let path = (try? JSON.parse(row.text("path") ?? "[]"))?.arrayValue?.compactMap(\.stringValue) ?? []
-            return SectionRow(bookID: bookID, ord: row.int("ord") ?? 0, parent: row.int("parent"), depth: row.int("depth") ?? 0,
-                              kind: row.text("kind"), number: row.int("number"), title: row.text("title") ?? "", path: path,
-                              dateFrom: row.text("date_from"), dateTo: row.text("date_to"), voice: row.text("voice"),
-                              place: row.text("place"), startPage: row.int("start_page") ?? 0, startOffset: row.int("start_offset") ?? 0,
-                              firstChunk: row.int("first_chunk"), lastChunk: row.int("last_chunk"))
+            """)
+        defer { statement.reset() }
+        var paths: [String: [String]] = [:]
+        var out: [String: [SectionRow]] = [:]
+        for bookID in bookIDs where out[bookID] == nil {
+            statement.reset()
+            try statement.bind(1, bookID)
+            var rows: [SectionRow] = []
+            while try statement.step() {
+                let pathText = statement.optionalText(6) ?? "[]"
+                let path = paths[pathText] ?? {
+                    let parsed = (try? JSON.parse(pathText))?.arrayValue?.compactMap(\.stringValue) ?? []
+                    paths[pathText] = parsed
+                    return parsed
+                }()
+                rows.append(SectionRow(bookID: bookID, ord: statement.optionalInt(0) ?? 0, parent: statement.optionalInt(1),
+                                       depth: statement.optionalInt(2) ?? 0, kind: statement.optionalText(3),
+                                       number: statement.optionalInt(4), title: statement.optionalText(5) ?? "", path: path,
+                                       dateFrom: statement.optionalText(7), dateTo: statement.optionalText(8),
+                                       voice: statement.optionalText(9), place: statement.optionalText(10),
+                                       startPage: statement.optionalInt(11) ?? 0, startOffset: statement.optionalInt(12) ?? 0,
+                                       firstChunk: statement.optionalInt(13), lastChunk: statement.optionalInt(14)))
+            }
+            if !rows.isEmpty { out[bookID] = rows }
         }
+        return out
     }
 
     /// The innermost section (its ord in its book) holding each chunk's start;

@@ -181,10 +181,21 @@ final class ThesaurusTests: XCTestCase {
         for (scope, bookStatistics) in cases {
             let serial = try SearchEngine.textSearch(library, concepts, k: 5, scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0)
             let phrases = ["her long tresses"]
+            // Where the question points ("near the end": the last third of each book), worked out there too.
+            let question = "who cut her hair near the end"
+            let plan = FocusPlan(words: SearchEngine.plainWords(question), capitalised: StructureFocus.capitalisedWords(question),
+                                 references: QueryReferences.parse(question), books: [id], known: [:])
             let parallel = ParallelText(path: library.path, reader: reader, concepts: concepts, words: [], expansion: nil, k: 5,
-                                        scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0, phrases: phrases)
+                                        scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0, phrases: phrases, focus: plan)
             XCTAssertFalse(serial.isEmpty)
             XCTAssertEqual(parallel.wait()?.hits, serial)
+            let focus = try SearchEngine.focus(plan, units: SearchEngine.structures([id], library: library), library: library)
+            XCTAssertFalse(focus.isEmpty)
+            XCTAssertEqual(parallel.wait()?.focus?.focus.ranges, focus.ranges, "the same focus as the engine's")
+            XCTAssertEqual(parallel.wait()?.focus?.read.keys.sorted(), [id], "with the structure it read, for the engine to keep")
+            let scored = try SearchEngine.scoredConcepts(library, concepts, scope: scope, commonFraction: 0.1, bookShare: bookStatistics ? 1 : 0)
+            XCTAssertEqual(parallel.wait()?.scored?.concepts, scored.concepts, "the concepts as the focus's full-text list scores them")
+            XCTAssertEqual(parallel.wait()?.scored?.rows, scored.rows)
             XCTAssertEqual(parallel.wait()?.quoted, try SearchEngine.phraseHits(library, phrases, scope: scope), "the quoted words, looked up there too")
             XCTAssertEqual(parallel.wait()?.concepts, concepts, "waiting again returns the same outcome")
             // The connection is handed back and reused by the next search.

@@ -1,0 +1,70 @@
+import XCTest
+import IBCore
+@testable import IBStore
+
+/// FocusQueries: the full-text hits of several chunk ranges from one FTS5 query
+/// are those of one query a range, concatenated: the same chunks, the same
+/// scores bit for bit, each range cut to its own LIMIT, overlapping ranges
+/// each keeping their own copy, the page limit and the chunk range applied as
+/// the single query applies them.
+extension LibraryTests {
+    /// Three books of 40 chunks (20 pages) whose texts draw on a small vocabulary,
+    /// so that scores vary with each word's count and each chunk's length (the
+    /// searched words in about a third of the chunks each: their IDF counts).
+    func storeBooksOfVariedChunks() throws -> [String] {
+        let vocabulary = ["whale", "ship", "sea", "captain", "harpoon", "harpooneer", "deck", "storm", "night", "white"]
+            + (1...30).map { "filler\($0)" }
+        var g = Generator(state: 42)
+        var ids: [String] = []
+        for n in 1...3 {
+            let records = Self.book(n, chunks: 40).map { record -> Record in
+                guard case .chunk(var chunk) = record else { return record }
+                let count = Int.random(in: 3...30, using: &g)
+                chunk.text = (0..<count).map { _ in vocabulary.randomElement(using: &g)! }.joined(separator: " ")
+                return .chunk(chunk)
+            }
+            try store(records)
+            ids.append(bookID(records))
+        }
+        return ids
+    }
+
+    func testSeveralRangesInOneQueryFindWhatOneQueryARangeFinds() throws {
+        let ids = try storeBooksOfVariedChunks()
+        let library = try Library.open(path: dbPath)
+        let queries: [(String, String?)] = [
+            ("\"whale\" OR \"ship\"", nil),
+            ("\"harpoon\"* OR \"storm\" OR \"sea\"", nil),
+            ("\"captain\"", nil),
+            ("\"whale\" OR \"harpoon\"* OR \"ship\"", "0:1 1:1 1:0.7"),
+            ("\"night\" OR \"white\" OR \"deck\"", "0:1:12 1:1:30 2:0.5:7"),
+        ]
+        var g = Generator(state: 7)
+        var overlapping = 0, cut = 0
+        for (match, concepts) in queries {
+            for _ in 0..<25 {
+                let ranges = (0..<Int.random(in: 2...6, using: &g)).map { _ -> (bookID: String, chunks: ClosedRange<Int>, lastPage: Int?) in
+                    let low = Int.random(in: 0...39, using: &g)
+                    let high = min(39, low + Int.random(in: 0...20, using: &g))
+                    return (ids.randomElement(using: &g)!, low...high, Bool.random(using: &g) ? nil : Int.random(in: 1...20, using: &g))
+                }
+                let limit = [1, 3, 8, 40].randomElement(using: &g)!
+                let rows = concepts != nil && Bool.random(using: &g) ? 200 : nil
+                var expected: [ChunkHit] = []
+                for r in ranges {
+                    expected += try library.fullTextCandidates(match: match, concepts: concepts, rows: rows, bookID: r.bookID,
+                                                               chunks: r.chunks, lastPage: r.lastPage, limit: limit)
+                }
+                let got = try library.fullTextCandidates(match: match, concepts: concepts, rows: rows, ranges: ranges, limit: limit)
+                func ordered(_ hits: [ChunkHit]) -> [ChunkHit] { hits.sorted { $0.score != $1.score ? $0.score < $1.score : $0.ref < $1.ref } }
+                XCTAssertEqual(ordered(got), ordered(expected), "\(match) \(ranges) limit \(limit)")
+                XCTAssertEqual(got.map(\.score.bitPattern).sorted(), expected.map(\.score.bitPattern).sorted())
+                if Set(expected.map(\.ref)).count < expected.count { overlapping += 1 }
+                if expected.count >= limit && limit < 40 { cut += 1 }
+            }
+        }
+        XCTAssertGreaterThan(overlapping, 5, "ranges that share chunks were tried")
+        XCTAssertGreaterThan(cut, 20, "ranges with more hits than their LIMIT were tried")
+        XCTAssertEqual(try library.fullTextCandidates(match: "\"whale\"", concepts: nil, ranges: [], limit: 5), [])
+    }
+}
