@@ -186,8 +186,8 @@ public enum StructureFocus {
     }
 
     /// Whether `unit` is the last step of `path` and its ancestors match the earlier steps in order.
-    static func matches(_ path: [PartStep], _ unit: SearchSection, in book: [SearchSection], order: TitledOrder? = nil) -> Bool {
-        let order = order ?? TitledOrder(book)
+    /// `order`: the book's titled units counted in order (TitledOrder), made once per book.
+    static func matches(_ path: [PartStep], _ unit: SearchSection, in book: [SearchSection], order: TitledOrder) -> Bool {
         guard let last = path.last, compatible(last.kind, unit.kind), numberMatches(last, unit, in: book, order: order) else { return false }
         var remaining = path.dropLast()
         var parent = unit.parent
@@ -312,7 +312,7 @@ public enum StructureFocus {
     /// The words `text` writes with a capital letter, lowercased, its first word
     /// aside; nil when there are none: a question typed in lower case says
     /// nothing by its case, and every word it places the moment with is strong.
-    public static func capitalisedWords(_ text: String) -> Set<String>? {
+    static func capitalisedWords(_ text: String) -> Set<String>? {
         let capital = QueryText.words(text).dropFirst().filter { !$0.cjk && $0.text.unicodeScalars.first?.properties.isUppercase == true }
         return capital.isEmpty ? nil : Set(capital.map { $0.text.lowercased() })
     }
