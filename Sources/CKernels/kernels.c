@@ -515,7 +515,13 @@ static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float 
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
     const int kn = (flags & IB_GEMM_B_KN) != 0;
     const int panels = (N + NR - 1) / NR;
-    float *Bp = packed ? NULL : (float *)ib_scratch(IB_SCRATCH_PACK_B, (size_t)panels * NR * (K < KC ? K : KC) * sizeof(float));
+    /* One block of rows (a query's tokens): each panel is packed just before its tiles,
+     * into one panel's room that stays in cache, instead of all of B first (written out
+     * and read back: twice the memory traffic of the product). The tiles run in
+     * for_each_tile's order either way, so the sums are the same, bit for bit. */
+    const int panelByPanel = !packed && M <= MC;
+    float *Bp = packed ? NULL : (float *)ib_scratch(IB_SCRATCH_PACK_B,
+                                                    (size_t)(panelByPanel ? 1 : panels) * NR * (K < KC ? K : KC) * sizeof(float));
 
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
@@ -523,6 +529,15 @@ static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float 
         const int accumulate = !first || (flags & IB_GEMM_ACCUMULATE);
         const float *blockBias = last ? bias : NULL;
         const int gelu = last && (flags & IB_GEMM_GELU);
+        if (panelByPanel) {
+            const struct gemm_job job = { A + k0, Bp, C, blockBias, lda, ldc, accumulate, gelu, kc, 0, kernel };
+            for (int p = 0; p < panels; p++) {
+                const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
+                pack_b(B, ldb, kn, n0, cols, k0, kc, NR, Bp);
+                for (int i = 0; i < M; i += MR) fp32_tile(&job, i, M - i < MR ? M - i : MR, 0, n0, cols);
+            }
+            continue;
+        }
         const float *block = packed ? packed + (size_t)panels * NR * k0 : Bp;
         if (!packed) {
             for (int p = 0; p < panels; p++) {

@@ -7,7 +7,8 @@ import XCTest
 
 final class PackedWeightsTests: XCTestCase {
     /// ib_gemm_packed against ib_gemm on shapes with partial panels, a K past
-    /// one K block (1536), bias, GELU and accumulation, AVX-512 and AVX2.
+    /// one K block (1536), bias, GELU and accumulation, AVX-512 and AVX2; ib_gemm
+    /// packs panel by panel for one block of rows and all of B first for more.
     func testPackedProductIsIbGemmsBitForBitOnBothPaths() {
         var seed: UInt64 = 7
         func next() -> Float {
@@ -19,7 +20,9 @@ final class PackedWeightsTests: XCTestCase {
         for avx512 in wide ? [1, 0] : [0] {
             XCTAssertEqual(ib_kernels_select(Int32(avx512)), Int32(avx512))
             for (m, n, k, flags) in [(5, 384, 384, 0), (13, 50, 1600, Int32(IB_GEMM_GELU)), (4, 33, 7, Int32(IB_GEMM_ACCUMULATE)),
-                                     (2, 40, 64, 0), (9, 1536, 384, Int32(IB_GEMM_GELU))] {
+                                     (2, 40, 64, 0), (9, 1536, 384, Int32(IB_GEMM_GELU)),
+                                     // more rows than one block (MC = 72): ib_gemm packs all of B first
+                                     (80, 70, 96, Int32(IB_GEMM_ACCUMULATE))] {
                 let a = (0..<(m * k)).map { _ in next() }, b = (0..<(n * k)).map { _ in next() }, bias = (0..<n).map { _ in next() }
                 let start = (0..<(m * n)).map { _ in next() }
                 var want = start, got = start
