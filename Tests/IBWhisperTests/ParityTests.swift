@@ -80,7 +80,8 @@ final class ParityTests: XCTestCase {
     }
 
     /// --compute int8 gives up exact parity for speed: the words must stay as good (LibriVox WER <= 0.08,
-    /// every file within a few words of the reference), and the AVX2 path must give the VNNI path's words.
+    /// every file within a few words of the reference or no further than it from what was said), and
+    /// the AVX2 path must give the VNNI path's words.
     func testInt8ComputeStaysCloseToTheReference() throws {
         let model = try WhisperTestModel.load()
         var options = TranscribeOptions()
@@ -94,8 +95,16 @@ final class ParityTests: XCTestCase {
             tokens[file.file] = got.map(\.tokens)
             if got.map(\.tokens) == file.segments.map(\.tokens) { identical += 1 }
             let reference = WordErrorRate.normalize(file.segments.map(\.text).joined(separator: " "))
-            let distance = WordErrorRate.editDistance(reference, WordErrorRate.normalize(got.map(\.text).joined(separator: " ")))
-            XCTAssertLessThanOrEqual(Double(distance), max(2, 0.1 * Double(reference.count)), "\(file.file): int8 text \(got.map(\.text))")
+            let heard = WordErrorRate.normalize(got.map(\.text).joined(separator: " "))
+            let distance = WordErrorRate.editDistance(reference, heard)
+            // Within a few words of the fp32 reference, or no further from what was said than the
+            // reference itself is: where whisper-tiny mishears even in fp32 (synthetic-02's "the way
+            // they mess in will look very knowable"), sums taken in another order (AVX2 alone, as on
+            // a Zen 3) may send greedy decoding down another wrong path, no worse.
+            let said = WordErrorRate.normalize(file.transcript)
+            let asGood = WordErrorRate.editDistance(said, heard) <= WordErrorRate.editDistance(said, reference)
+            XCTAssertTrue(Double(distance) <= max(2, 0.1 * Double(reference.count)) || asGood,
+                          "\(file.file): int8 text \(got.map(\.text)), \(distance) words from the reference")
             if file.file.contains("librivox") {
                 let transcript = WordErrorRate.normalize(file.transcript)
                 errors += WordErrorRate.editDistance(transcript, WordErrorRate.normalize(got.map(\.text).joined(separator: " ")))
