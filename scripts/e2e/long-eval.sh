@@ -24,7 +24,7 @@ trap 'rm -rf "$eight"' EXIT
 # The second readers' set (the first set's four books, asked the readers' way),
 # in the same library; search only (ib-ask is gated by the two sets above).
 "$root/scripts/eval/long" --set reader2 --db "$eight/library.db" --no-ask --check "$root/shared/fixtures/eval/reader2/floors.json" || { echo "FAIL: second readers' evaluation"; exit 1; }
-# The third readers' set (fresh questions on the readers' set's books, written after
-# everything it first measured), in the same library: hybrid only, a regression gate.
+# The third readers' set (fresh questions on the readers' set's books, nobody tuned on),
+# in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader3 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader3/floors.json" || { echo "FAIL: third readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"
