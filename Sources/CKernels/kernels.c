@@ -530,6 +530,7 @@ static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float 
         const float *blockBias = last ? bias : NULL;
         const int gelu = last && (flags & IB_GEMM_GELU);
         if (panelByPanel) {
+            /* panelSize 0: the one buffer is panel 0, and a later tile's look-ahead stays in it */
             const struct gemm_job job = { A + k0, Bp, C, blockBias, lda, ldc, accumulate, gelu, kc, 0, kernel };
             for (int p = 0; p < panels; p++) {
                 const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
