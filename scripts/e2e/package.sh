@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Debian package on a machine without Swift: builds it (scripts/package-deb),
+# The Debian package on a machine without Swift: builds it (scripts/package-deb
+# --fast: zstd instead of xz, the same files),
 # makes a fresh Debian 12 root with debootstrap (minbase, from the Debian mirror
 # this machine's apt uses; the base is cached as a tarball under
 # ${XDG_CACHE_HOME:-~/.cache}/ib/package-e2e and unpacked fresh each run),
@@ -32,7 +33,7 @@ trap cleanup EXIT
 
 # 1. The package: built, its tools free of Swift's libraries (package-deb checks
 # that), and its Depends: naming the libcurl the static FoundationNetworking links.
-deb=$("$root/scripts/package-deb" "$tmp/out") || { echo "FAIL: scripts/package-deb"; exit 1; }
+deb=$("$root/scripts/package-deb" --fast "$tmp/out") || { echo "FAIL: scripts/package-deb"; exit 1; }
 echo "package e2e: $(du -h "$deb" | cut -f1) $(basename "$deb")"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -qE '(^|, )libcurl' <<<"$depends" || fail "Depends: names no libcurl: $depends"
