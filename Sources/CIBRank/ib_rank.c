@@ -97,12 +97,10 @@ static int parse_spec(Concepts *c, const char *spec) {
     return i == c->phrases;
 }
 
-/* The per-query statistics, or NULL after setting an error on ctx. */
-static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
-                              sqlite3_int64 scopeRows) {
-    Concepts *c = (Concepts *)api->xGetAuxdata(fts, 0);
-    if (c) return c;
-    c = (Concepts *)calloc(1, sizeof(Concepts));
+/* The per-query statistics, made, or NULL after setting an error on ctx. */
+static Concepts *concepts_make(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
+                               sqlite3_int64 scopeRows) {
+    Concepts *c = (Concepts *)calloc(1, sizeof(Concepts));
     if (!c) { sqlite3_result_error_nomem(ctx); return NULL; }
     c->phrases = api->xPhraseCount(fts);
     int n = c->phrases > 0 ? c->phrases : 1;
@@ -137,9 +135,48 @@ static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sql
         c->idf[i] = idf > 1e-6 ? idf : 1e-6;
     }
     if (rc != SQLITE_OK) { concepts_free(c); sqlite3_result_error_code(ctx, rc); return NULL; }
-    rc = api->xSetAuxdata(fts, c, concepts_free);
+    return c;
+}
+
+/* The per-query statistics, kept as the query's auxiliary data, or NULL after setting an error on ctx. */
+static Concepts *concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
+                              sqlite3_int64 scopeRows) {
+    Concepts *c = (Concepts *)api->xGetAuxdata(fts, 0);
+    if (c) return c;
+    c = concepts_make(api, fts, ctx, spec, scopeRows);
+    if (!c) return NULL;
+    int rc = api->xSetAuxdata(fts, c, concepts_free);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed c */
     return c;
+}
+
+/* The row's frequency of each phrase into c->tf; *last: the offset of its last instance (-1: none). */
+static int concepts_tf(const Fts5ExtensionApi *api, Fts5Context *fts, Concepts *c, int *last) {
+    for (int i = 0; i < c->phrases; i++) c->tf[i] = 0.0;
+    *last = -1;
+    int instances = 0;
+    int rc = api->xInstCount(fts, &instances);
+    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
+        int phrase, column, offset;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
+        if (rc == SQLITE_OK && phrase >= 0 && phrase < c->phrases) c->tf[phrase] += 1.0;
+        if (rc == SQLITE_OK && offset > *last) *last = offset;
+    }
+    return rc;
+}
+
+/* The score of a row with c->tf at `length` tokens (it only falls as the length grows). */
+static double concepts_score(Concepts *c, double length) {
+    for (int g = 0; g < c->concepts; g++) c->best[g] = 0.0;
+    double norm = K1 * (1.0 - B + B * length / c->avgdl);
+    for (int i = 0; i < c->phrases; i++) {
+        if (c->tf[i] == 0.0) continue;
+        double s = c->weight[i] * c->idf[i] * c->tf[i] * (K1 + 1.0) / (c->tf[i] + norm);
+        if (s > c->best[c->concept[i]]) c->best[c->concept[i]] = s;
+    }
+    double score = 0.0;
+    for (int g = 0; g < c->concepts; g++) score += c->best[g];
+    return score;
 }
 
 static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
@@ -151,26 +188,106 @@ static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     }
     Concepts *c = concepts_for(api, fts, ctx, (const char *)sqlite3_value_text(argv[0]), argc == 2 ? sqlite3_value_int64(argv[1]) : 0);
     if (!c) return;
-    for (int i = 0; i < c->phrases; i++) c->tf[i] = 0.0;
-    for (int g = 0; g < c->concepts; g++) c->best[g] = 0.0;
-    int instances = 0, length = 0;
-    int rc = api->xInstCount(fts, &instances);
-    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
-        int phrase, column, offset;
-        rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase >= 0 && phrase < c->phrases) c->tf[phrase] += 1.0;
-    }
+    int last, length = 0;
+    int rc = concepts_tf(api, fts, c, &last);
     if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &length);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
-    double norm = K1 * (1.0 - B + B * (double)length / c->avgdl);
-    for (int i = 0; i < c->phrases; i++) {
-        if (c->tf[i] == 0.0) continue;
-        double s = c->weight[i] * c->idf[i] * c->tf[i] * (K1 + 1.0) / (c->tf[i] + norm);
-        if (s > c->best[c->concept[i]]) c->best[c->concept[i]] = s;
+    sqlite3_result_double(ctx, concepts_score(c, (double)length));
+}
+
+/* ======================================================================
+ * ib_concepts_top(fts_table, spec, k [, rows]): -ib_concepts() for a query
+ * ordered by it with LIMIT k, skipping the row-length lookup of rows that
+ * cannot be among the k best, as ib_bm25 does for bm25() (see there): a
+ * row's score only falls as its length grows, and the row is at least as
+ * long as its last instance's offset + 1 and its most frequent phrase's
+ * count. Rows that cannot rank get 1.0 (real values are <= 0); every other
+ * row gets exactly -ib_concepts(), by the same function. So
+ *
+ *   SELECT rowid, ib_concepts_top(chunks_fts, ?spec, 40) AS s FROM chunks_fts
+ *   WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT 40
+ *
+ * returns the rows and scores of ORDER BY -ib_concepts(chunks_fts, ?spec),
+ * bit for bit. Only for such a query: a WHERE term outside the MATCH, or
+ * another LIMIT, would make the skipped rows wrong.
+ */
+
+typedef struct TopConcepts {
+    Concepts *c;        /* the query's statistics */
+    int k;
+    int kept;           /* exact scores in best (at most k) */
+    double *best;       /* the k best exact scores (higher is better) */
+    int worst;          /* where the lowest of them is, once k are kept */
+    sqlite3_int64 lastRow;
+    int hasLast;
+} TopConcepts;
+
+static void top_concepts_free(void *p) {
+    TopConcepts *t = (TopConcepts *)p;
+    if (!t) return;
+    concepts_free(t->c);
+    free(t->best);
+    free(t);
+}
+
+/* The query's statistics and k best so far, kept as its auxiliary data, or NULL after setting an error. */
+static TopConcepts *top_concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
+                                     int k, sqlite3_int64 scopeRows) {
+    TopConcepts *t = (TopConcepts *)api->xGetAuxdata(fts, 0);
+    if (t) return t;
+    t = (TopConcepts *)calloc(1, sizeof(TopConcepts));
+    if (t) t->best = (double *)calloc((size_t)k, sizeof(double));
+    if (!t || !t->best) { top_concepts_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+    t->k = k;
+    t->c = concepts_make(api, fts, ctx, spec, scopeRows);
+    if (!t->c) { top_concepts_free(t); return NULL; }
+    int rc = api->xSetAuxdata(fts, t, top_concepts_free);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed t */
+    return t;
+}
+
+static void top_concepts_keep(TopConcepts *t, double x) {
+    if (t->kept < t->k) {
+        t->best[t->kept++] = x;
+    } else if (x > t->best[t->worst]) {
+        t->best[t->worst] = x;
+    } else {
+        return;
     }
-    double score = 0.0;
-    for (int g = 0; g < c->concepts; g++) score += c->best[g];
-    sqlite3_result_double(ctx, score);
+    if (t->kept < t->k) return;
+    int worst = 0;
+    for (int i = 1; i < t->k; i++) if (t->best[i] < t->best[worst]) worst = i;
+    t->worst = worst;
+}
+
+static void ib_concepts_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                            int argc, sqlite3_value **argv) {
+    if (argc < 2 || argc > 3 || sqlite3_value_type(argv[0]) != SQLITE_TEXT
+        || sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 1 || sqlite3_value_int64(argv[1]) > 1000000
+        || (argc == 3 && (sqlite3_value_type(argv[2]) != SQLITE_INTEGER || sqlite3_value_int64(argv[2]) < 1))) {
+        sqlite3_result_error(ctx, "ib_concepts_top: usage ib_concepts_top(fts_table, 'concept:weight ...', k [, rows >= 1]), k the query's LIMIT (1..1000000)", -1);
+        return;
+    }
+    TopConcepts *t = top_concepts_for(api, fts, ctx, (const char *)sqlite3_value_text(argv[0]), (int)sqlite3_value_int64(argv[1]),
+                                      argc == 3 ? sqlite3_value_int64(argv[2]) : 0);
+    if (!t) return;
+    Concepts *c = t->c;
+    int last, length = 0;
+    int rc = concepts_tf(api, fts, c, &last);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    if (t->kept == t->k) {
+        double shortest = (double)last + 1.0;
+        for (int i = 0; i < c->phrases; i++) if (c->tf[i] > shortest) shortest = c->tf[i];
+        double bound = concepts_score(c, shortest);
+        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst]) { sqlite3_result_double(ctx, 1.0); return; }
+    }
+    rc = api->xColumnSize(fts, -1, &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    double score = concepts_score(c, (double)length);
+    sqlite3_int64 row = api->xRowid(fts);
+    if (!t->hasLast || row != t->lastRow) top_concepts_keep(t, score);
+    t->lastRow = row; t->hasLast = 1;
+    sqlite3_result_double(ctx, -score);
 }
 
 /* ======================================================================
@@ -330,6 +447,7 @@ int ib_rank_register(sqlite3 *db) {
     if (rc != SQLITE_OK) return rc;
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     rc = api->xCreateFunction(api, "ib_concepts", 0, ib_concepts, 0);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_concepts_top", 0, ib_concepts_top, 0);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_bm25", 0, ib_bm25, 0);
     return rc;
 }

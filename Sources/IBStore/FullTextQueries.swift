@@ -91,10 +91,12 @@ extension Library {
             try statement.bind(5, high)
         } else {
             // The whole library: rank inside FTS5 alone, then look up the few winners.
-            // bm25() there is ib_bm25(), the same scores without reading the length of
-            // rows that cannot make the LIMIT (CIBRank; it needs the LIMIT and no other
-            // WHERE term, as here).
-            let ranked = concepts == nil && limit <= 1_000_000 ? "ib_bm25(chunks_fts, ?2)" : rank
+            // bm25() there is ib_bm25() and -ib_concepts() ib_concepts_top(): the same
+            // scores without reading the length of rows that cannot make the LIMIT
+            // (CIBRank; they need the LIMIT and no other WHERE term, as here).
+            let ranked = limit > 1_000_000 ? rank
+                : concepts == nil ? "ib_bm25(chunks_fts, ?2)"
+                : rows == nil ? "ib_concepts_top(chunks_fts, ?6, ?2)" : "ib_concepts_top(chunks_fts, ?6, ?2, ?7)"
             statement = try db.prepare("""
                 SELECT f.seq, c.book_id, c.chunk_index, f.s FROM
                   (SELECT rowid AS seq, \(ranked) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2) f

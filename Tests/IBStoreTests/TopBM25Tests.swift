@@ -1,8 +1,10 @@
-// ib_bm25 (Sources/CIBRank) against SQLite's own bm25(): over the paragraphs
-// of the two sample books, each stored eight times (as the 100k benchmark
-// library repeats its books, so that many scores tie), every query ordered
-// by ib_bm25 with its LIMIT returns the same rows with the same scores, bit
-// for bit, as the query ordered by bm25(); and it does skip rows.
+// ib_bm25 and ib_concepts_top (Sources/CIBRank) against what they stand for:
+// over the paragraphs of the two sample books, each stored eight times (as
+// the 100k benchmark library repeats its books, so that many scores tie),
+// every query ordered by ib_bm25 with its LIMIT returns the same rows with
+// the same scores, bit for bit, as the query ordered by SQLite's bm25(), and
+// every query ordered by ib_concepts_top those of -ib_concepts(); and both
+// do skip rows.
 import IBCore
 @testable import IBStore
 import XCTest
@@ -44,11 +46,12 @@ final class TopBM25Tests: XCTestCase {
         return paragraphs
     }
 
-    func ranked(_ db: Database, _ rank: String, _ match: String, _ k: Int) throws -> [(Int, UInt64)] {
+    func ranked(_ db: Database, _ rank: String, _ match: String, _ k: Int, spec: String? = nil) throws -> [(Int, UInt64)] {
         let statement = try db.prepare("SELECT rowid, \(rank) AS s FROM t WHERE t MATCH ?1 ORDER BY s, rowid LIMIT ?2")
         defer { statement.reset() }
         try statement.bind(1, match)
         try statement.bind(2, k)
+        if let spec { try statement.bind(3, spec) }
         var out: [(Int, UInt64)] = []
         while try statement.step() { out.append((statement.int(0), statement.double(1).bitPattern)) }
         return out
@@ -79,10 +82,53 @@ final class TopBM25Tests: XCTestCase {
         XCTAssertGreaterThan(skipped, 1000, "rows that cannot make the top 5 are skipped")
     }
 
+    /// Queries as ib-search makes them: each word ORed with two or three
+    /// "synonyms" (other words of the books), a concept each, weighted 1 and 0.7,
+    /// some with the documents given and some over a scope's row count.
+    func testTheSameRowsAndScoresAsConcepts() throws {
+        let db = try Database(path: directory + "/t.db")
+        let paragraphs = try makeTable(db, copies: 8)
+        var generator = SystemRandomNumberGenerator()
+        let vocabulary = Array(Set(paragraphs.joined(separator: " ").lowercased()
+            .split(whereSeparator: { !$0.isLetter }).filter { $0.count > 3 }.map(String.init))).sorted()
+        var skipped = 0, queries = 0
+        for i in stride(from: 0, to: paragraphs.count, by: max(1, paragraphs.count / 120)) {
+            let words = paragraphs[i].lowercased().split(whereSeparator: { !$0.isLetter }).filter { $0.count > 2 }.prefix(6)
+            guard !words.isEmpty else { continue }
+            var phrases: [String] = [], spec: [String] = []
+            for (concept, word) in words.enumerated() {
+                let synonyms = (0..<Int.random(in: 0...3, using: &generator)).map { _ in vocabulary.randomElement(using: &generator)! }
+                for (j, member) in ([String(word)] + synonyms).enumerated() {
+                    phrases.append(member.count > 6 ? "\"\(member.prefix(5))\"*" : "\"\(member)\"")
+                    let documents = Bool.random(using: &generator) ? ":\(Int.random(in: 0...900, using: &generator))" : ""
+                    spec.append("\(concept):\(j == 0 ? "1" : "0.7")\(documents)")
+                }
+            }
+            let match = phrases.joined(separator: " OR "), weights = spec.joined(separator: " ")
+            let k = [1, 5, 10, 40, 200].randomElement(using: &generator)!
+            let rows = Bool.random(using: &generator) ? ", 5000" : ""
+            let expected = try ranked(db, "-ib_concepts(t, ?3\(rows))", match, k, spec: weights)
+            let got = try ranked(db, "ib_concepts_top(t, ?3, ?2\(rows))", match, k, spec: weights)
+            XCTAssertEqual(got.map(\.0), expected.map(\.0), "rows of \(match) k=\(k)")
+            XCTAssertEqual(got.map(\.1), expected.map(\.1), "scores of \(match) k=\(k)")
+            skipped += try db.scalarInt("SELECT count(*) FROM (SELECT ib_concepts_top(t, ?2, 5) AS s FROM t WHERE t MATCH ?1) WHERE s = 1.0",
+                                        match, weights) ?? 0
+            queries += 1
+        }
+        XCTAssertGreaterThan(queries, 100)
+        XCTAssertGreaterThan(skipped, 1000, "rows that cannot make the top 5 are skipped")
+    }
+
     func testAnotherLimitIsAnError() throws {
         let db = try Database(path: directory + "/t.db")
         _ = try makeTable(db, copies: 1)
         XCTAssertThrowsError(try ranked(db, "ib_bm25(t, 0)", "\"holmes\"", 5))
         XCTAssertThrowsError(try ranked(db, "ib_bm25(t, 'five')", "\"holmes\"", 5))
+        XCTAssertThrowsError(try ranked(db, "ib_concepts_top(t, '0:1', 0)", "\"holmes\"", 5))
+        XCTAssertThrowsError(try ranked(db, "ib_concepts_top(t, '0:1')", "\"holmes\"", 5))
+        XCTAssertThrowsError(try ranked(db, "ib_concepts_top(t, '0:1 1:1', 5)", "\"holmes\"", 5), "a spec naming more phrases than the MATCH")
+        XCTAssertThrowsError(try ranked(db, "ib_concepts_top(t, '0:1', 5, 0)", "\"holmes\"", 5))
+        XCTAssertEqual(try ranked(db, "ib_concepts_top(t, '0:1', 5)", "\"holmes\"", 5).map(\.0),
+                       try ranked(db, "-ib_concepts(t, '0:1')", "\"holmes\"", 5).map(\.0))
     }
 }

@@ -6,7 +6,7 @@
 #define IB_RANK_H
 #include <sqlite3.h>
 
-/* Registers ib_concepts with the connection's FTS5. Returns an SQLite code. */
+/* Registers ib_concepts, ib_concepts_top and ib_bm25 with the connection's FTS5. Returns an SQLite code. */
 int ib_rank_register(sqlite3 *db);
 
 #endif
