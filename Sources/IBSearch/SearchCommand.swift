@@ -10,6 +10,7 @@ import Glibc
 public enum SearchCommand {
     public static let usage = """
         Usage: ib-search [OPTIONS] QUERY...
+               ib-search [OPTIONS] --queries FILE
 
         Searches the library: passages by meaning and by words (hybrid), books by
         title and author, and your quotes and notes. Passages past each book's
@@ -25,6 +26,10 @@ public enum SearchCommand {
                                instead of each book's reading position (1 to 1000000000);
                                with one --book, N may be a printed label (iv, xii)
           --all-pages          search whole books, ignoring reading positions
+          --queries FILE       one search per line of FILE (- for standard input), all
+                               with these options, the library and model opened once;
+                               each JSON result adds "query_line" (the line's number);
+                               blank lines are skipped, a line over 64 KiB is an error
           --json               JSON Lines (the default when stdout is not a terminal)
           --format text|json   text (the default on a terminal) or JSON Lines
           --min-score X        leave out results scoring below X (the score printed by
@@ -91,7 +96,7 @@ public enum SearchCommand {
     public static var options: [Arguments.Option] { [
         .init("count", short: "k", takesValue: true), .init("mode", takesValue: true),
         .init("book", takesValue: true), .init("kind", takesValue: true), .init("page", takesValue: true),
-        .init("all-pages"), .init("json"), .init("format", takesValue: true),
+        .init("all-pages"), .init("queries", takesValue: true), .init("json"), .init("format", takesValue: true),
         .init("min-score", takesValue: true), .init("explain"), .init("candidates", takesValue: true),
         .init("rrf-k", takesValue: true), .init("db", takesValue: true), .init("model-dir", takesValue: true),
         .init("expand"), .init("rerank"), .init("provider", takesValue: true), .init("model", takesValue: true),
@@ -124,8 +129,12 @@ public enum SearchCommand {
 
         if args.has("help") { OutputStream.standardOutput.write(usage); return }
         if args.has("version") { OutputStream.standardOutput.write(Installation.versionText(tool: "ib-search", modelDirectoryFlag: try args.path("model-dir"))); return }
-        let text = args.positionals.joined(separator: " ")
-        guard !text.allSatisfy(\.isWhitespace) else { throw IBError.usage("QUERY is missing") }
+        let queriesPath = try args.path("queries")
+        if queriesPath != nil {
+            guard args.positionals.isEmpty else { throw IBError.usage("--queries FILE and a QUERY cannot be used together") }
+        } else {
+            guard !args.positionals.joined().allSatisfy(\.isWhitespace) else { throw IBError.usage("QUERY is missing") }
+        }
         let k = try args.int("count", min: 1, max: 10_000) ?? 10
         let mode = SearchMode(rawValue: try args.choice("mode", SearchMode.allCases.map(\.rawValue)) ?? "hybrid")!
         let kind = try args.choice("kind", ["chunks", "books", "quotes", "notes", "all"]) ?? "chunks"
@@ -144,6 +153,11 @@ public enum SearchCommand {
         guard FileSystem.exists(path) else {
             throw IBError("no library at \(path) (add a book: ib-parse FILE | ib-chunk | ib-embed | ib-index)")
         }
+        // Opened before the library: a missing FILE is the argument's fault.
+        let queries: LineReader?
+        do throws(IBError) {
+            queries = try queriesPath.map { (path) throws(IBError) in try LineReader(path: path, maxLineBytes: maxQueryLineBytes) }
+        } catch { throw IBError.usage("--queries " + error.message) }
         let library = try Library.open(path: path, create: false)
         let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
         engine.rrfK = rrfK
@@ -166,53 +180,75 @@ public enum SearchCommand {
             searched.contains($0.id) && $0.isReadPartWay
         }
         let boundAt = Dictionary(bounded.map { ($0.id, $0.currentPage) }, uniquingKeysWith: { a, _ in a })
-        var printed = 0
-        var farOnly = false   // the hybrid results were all far from the query and shared no word with it
-        func kept(_ score: Double) -> Bool {
-            guard let minScore, score < minScore else { printed += 1; return true }
-            return false
-        }
-
         let out = OutputStream.standardOutput
-        if kind == "books" || kind == "all" {
-            for hit in try engine.searchBooks(text, books: books, k: k) where kept(hit.score) {
-                if asJSON { out.writeJSON(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
+        // One search; `line`: its line in --queries FILE (each JSON result carries it).
+        func search(_ text: String, line: Int?) throws {
+            var printed = 0
+            var farOnly = false   // the hybrid results were all far from the query and shared no word with it
+            func kept(_ score: Double) -> Bool {
+                guard let minScore, score < minScore else { printed += 1; return true }
+                return false
             }
-        }
-        for noteKind in [NoteHit.Kind.quote, .note] where kind == noteKind.rawValue + "s" || kind == "all" {
-            for hit in try engine.searchNotes(text, kind: noteKind, books: books, k: k) where kept(hit.score) {
-                if asJSON { out.writeJSON(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
+            func emit(_ json: JSON) {
+                guard let line, case .object(var o) = json else { return out.writeJSON(json) }
+                o["query_line"] = JSON(line)
+                out.writeJSON(.object(o))
             }
-        }
-        if kind == "chunks" || kind == "all" {
-            let query = SearchQuery(text: text, books: books, pageLimit: pageLimit, k: k, mode: mode, candidates: candidates)
-            var assist = AssistOptions(expand: args.has("expand"), rerank: args.has("rerank"))
-            var assistant: SearchAssistant? = nil
-            if assist.any, let makeAssistant {
-                let (made, reason) = try makeAssistant(choice)
-                assistant = made
-                if let reason { printError("\(tool): \(reason): plain search") }
-            }
-            if assistant == nil { assist = AssistOptions() }
-            let results = try engine.search(query, assistant: assistant, options: assist) { printError("\(tool): \($0)") }
-            for warning in engine.warnings { printError("\(tool): \(warning)") }
-            if !asJSON && !bounded.isEmpty { printError("\(tool): " + boundNote(bounded)) }
-            farOnly = minScore == nil && mode == .hybrid && Relevance.unrelated(results)
-            let shown = farOnly ? [] : results
-            for r in shown where kept(r.score) {
-                if asJSON {
-                    out.writeJSON(Render.json(r, explain: explain, upToPage: boundAt[r.bookID]))
-                } else {
-                    out.write(Render.terminal(r, explain: explain, bold: bold))
+            if let line, !asJSON { out.write((bold ? "\u{1B}[1m" : "") + "\(line): \(text)" + (bold ? "\u{1B}[0m" : "") + "\n") }
+
+            if kind == "books" || kind == "all" {
+                for hit in try engine.searchBooks(text, books: books, k: k) where kept(hit.score) {
+                    if asJSON { emit(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
                 }
             }
+            for noteKind in [NoteHit.Kind.quote, .note] where kind == noteKind.rawValue + "s" || kind == "all" {
+                for hit in try engine.searchNotes(text, kind: noteKind, books: books, k: k) where kept(hit.score) {
+                    if asJSON { emit(Render.json(hit)) } else { out.write(Render.terminal(hit, bold: bold)) }
+                }
+            }
+            if kind == "chunks" || kind == "all" {
+                let query = SearchQuery(text: text, books: books, pageLimit: pageLimit, k: k, mode: mode, candidates: candidates)
+                var assist = AssistOptions(expand: args.has("expand"), rerank: args.has("rerank"))
+                var assistant: SearchAssistant? = nil
+                if assist.any, let makeAssistant {
+                    let (made, reason) = try makeAssistant(choice)
+                    assistant = made
+                    if let reason { printError("\(tool): \(reason): plain search") }
+                }
+                if assistant == nil { assist = AssistOptions() }
+                let results = try engine.search(query, assistant: assistant, options: assist) { printError("\(tool): \($0)") }
+                for warning in engine.warnings { printError("\(tool): \(warning)") }
+                if !asJSON && !bounded.isEmpty { printError("\(tool): " + boundNote(bounded)) }
+                farOnly = minScore == nil && mode == .hybrid && Relevance.unrelated(results)
+                let shown = farOnly ? [] : results
+                for r in shown where kept(r.score) {
+                    if asJSON {
+                        emit(Render.json(r, explain: explain, upToPage: boundAt[r.bookID]))
+                    } else {
+                        out.write(Render.terminal(r, explain: explain, bold: bold))
+                    }
+                }
+            }
+            if printed == 0 && !asJSON {
+                printError("\(tool): " + (kind == "chunks" ? "no passage matched" : "nothing matched")
+                           + (minScore != nil ? " (with --min-score \(args.value("min-score")!))" : "")
+                           + (farOnly ? " (" + Relevance.unrelatedReason(override: "--min-score -1000000") + ")" : ""))
+            }
         }
-        if printed == 0 && !asJSON {
-            printError("\(tool): " + (kind == "chunks" ? "no passage matched" : "nothing matched")
-                       + (minScore != nil ? " (with --min-score \(args.value("min-score")!))" : "")
-                       + (farOnly ? " (" + Relevance.unrelatedReason(override: "--min-score -1000000") + ")" : ""))
+
+        guard let queries else { return try search(args.positionals.joined(separator: " "), line: nil) }
+        try queries.forEachLine { bytes in
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw IBError("\(queries.name):\(queries.lineNumber): not UTF-8 text")
+            }
+            guard !text.allSatisfy(\.isWhitespace) else { return }
+            try search(text, line: queries.lineNumber)
+            out.flush()   // a reader on the other end of a pipe gets each search as it ends
         }
     }
+
+    /// A question is a line; 64 KiB is far beyond one, and bounds what a stray binary file costs.
+    static let maxQueryLineBytes = 64 << 10
 
     /// "searched 'Moby-Dick' up to p. 120 (the reading position); --all-pages searches whole books".
     static func boundNote(_ books: [BookSummary]) -> String {

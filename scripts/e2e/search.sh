@@ -11,6 +11,8 @@
 #    position), shown at 6 and with --all-pages, in every mode;
 #  - nothing found: no output, exit 0; empty library: stderr, exit 0; no library: exit 1;
 #  - a hybrid query about nothing in the library (no word hit, nearest cosine < 0.35): nothing;
+#  - --queries FILE: each line's results those of its own process, with query_line;
+#    a line not UTF-8 or over 64 KiB, a missing file, a QUERY beside it: one line, exit 1/1/2/2;
 #  - --kind books; --help and the man page list the same options.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -60,6 +62,39 @@ for mode in text vector hybrid; do
 done
 ib-search --json --all-pages -k 1 "$q" | grep >/dev/null '"start_label":"105","end_label":"106"' || fail "page labels missing"
 ib-index set-page "Spoiler Test" 0 >/dev/null
+
+# --- --queries: one process, each line's results the same as its own process's,
+# tagged with its line; blank lines skipped; the reading position holds; bad input
+printf '%s\n' "$q" "" "侦探检查脚印皮靴" "the butler polished the silver" "xylophonequasar" > "$tmp/queries.txt"
+ib-index set-page "Spoiler Test" 5 >/dev/null
+for mode in text vector hybrid; do
+  ib-search --json --mode "$mode" -k 3 --queries "$tmp/queries.txt" > "$tmp/batch.jsonl" || fail "--queries ($mode): exit $?"
+  python3 - "$tmp/batch.jsonl" "$tmp/queries.txt" "$mode" <<'EOF' || fail "--queries ($mode): not what separate searches give"
+import json, subprocess, sys
+batch = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+lines = open(sys.argv[2], encoding="utf-8").read().split("\n")
+assert 2 not in {r["query_line"] for r in batch}, "results for a blank line"
+for n, line in enumerate(lines, 1):
+    if not line.strip(): continue
+    alone = subprocess.run(["ib-search", "--json", "--mode", sys.argv[3], "-k", "3", line], capture_output=True, text=True, check=True).stdout
+    alone = [json.loads(l) for l in alone.splitlines()]
+    mine = [{k: v for k, v in r.items() if k != "query_line"} for r in batch if r["query_line"] == n]
+    assert mine == alone, f"line {n}: {mine} != {alone}"
+    assert not any("emerald" in r["text"] for r in mine), f"line {n}: past the reading position"
+EOF
+done
+ib-index set-page "Spoiler Test" 0 >/dev/null
+printf 'the butler\n' | ib-search --json -k 1 --queries - | grep >/dev/null '"query_line":1' || fail "--queries -: standard input"
+printf 'the butler\n\xff\xfe\nthe gardener\n' > "$tmp/bad.txt"
+out=$(ib-search --json -k 1 --queries "$tmp/bad.txt" 2>"$tmp/bad.err"); rc=$?
+[ $rc -eq 1 ] && grep -q "bad.txt:2: not UTF-8" "$tmp/bad.err" && [ "$(echo "$out" | grep -c '"query_line":1')" -eq 1 ] \
+  && ! echo "$out" | grep -q '"query_line":3' || fail "--queries, a line not UTF-8: exit $rc, $(cat "$tmp/bad.err")"
+head -c 70000 /dev/zero | tr '\0' 'a' > "$tmp/long.txt"
+ib-search --json --queries "$tmp/long.txt" >/dev/null 2>"$tmp/long.err"; rc=$?
+[ $rc -eq 1 ] && grep -q "long.txt:1: line is longer than 65536 bytes" "$tmp/long.err" || fail "--queries, a 70 kB line: exit $rc, $(cat "$tmp/long.err")"
+ib-search --queries "$tmp/queries.txt" "and a query" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--queries with a QUERY is not exit 2"
+ib-search --queries "$tmp/no-such-file" >/dev/null 2>"$tmp/nofile.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no-such-file" "$tmp/nofile.err" || fail "--queries, a missing file: exit $rc, $(cat "$tmp/nofile.err")"
 
 # --- nothing found, books, bad BOOK, empty and missing libraries
 out=$(ib-search --json --mode text "xylophonequasar"); rc=$?
