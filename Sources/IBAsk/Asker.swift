@@ -29,6 +29,11 @@ public final class Asker {
     private var retrieverInstance: Retriever?
     private let makeEmbedder: () throws -> SentenceEmbedder
     private var embedderInstance: SentenceEmbedder?
+    /// Sentences embedded by earlier questions of this session (a book's
+    /// questions meet the same passages again): a text's vector does not depend
+    /// on what it was embedded with, so a kept one is the one embedding gives.
+    private var sentenceVectors: [String: [Float]] = [:]
+    static let keptSentences = 8192   // ~12 MB of 384-dimension vectors
     /// Physical page texts, for placing an extractive sentence on its page.
     public var pageText: ((Int) -> String?)?
 
@@ -220,6 +225,20 @@ public final class Asker {
         return e
     }
 
+    /// `texts`' vectors, embedding only those no earlier question of the session embedded.
+    func embedKeeping(_ texts: [String], _ encoder: SentenceEmbedder) throws -> [[Float]] {
+        var missing: [String] = []
+        var asked = Set<String>()
+        for text in texts where sentenceVectors[text] == nil && asked.insert(text).inserted { missing.append(text) }
+        let made = missing.isEmpty ? [] : try encoder.embed(missing)
+        guard made.count == missing.count else { throw IBError("the encoder gave \(made.count) vectors for \(missing.count) sentences") }
+        let fresh = Dictionary(zip(missing, made), uniquingKeysWith: { a, _ in a })
+        let out = texts.map { sentenceVectors[$0] ?? fresh[$0]! }
+        if sentenceVectors.count + missing.count > Self.keptSentences { sentenceVectors = [:] }
+        sentenceVectors.merge(fresh, uniquingKeysWith: { a, _ in a })
+        return out
+    }
+
     func extractive(_ question: String, onText: (String) throws -> Void) throws -> AskResult {
         var result = newResult(nil)
         let search = try search(question, k: max(k, 5))
@@ -245,7 +264,7 @@ public final class Asker {
             try onText(result.answer)
             return result
         }
-        let vectors = try encoder.embed([question] + candidates.map(\.sentence))
+        let vectors = try embedKeeping([question] + candidates.map(\.sentence), encoder)
         let q = vectors[0]
         var scored: [(index: Int, score: Float)] = []
         for i in candidates.indices {

@@ -22,14 +22,50 @@ final class ExtractiveTests: XCTestCase {
         XCTAssertTrue(nothing.answer.contains("Nothing in the book up to page 3"), nothing.answer)
     }
 
+    /// A session (ib-ask reading questions from stdin) embeds a sentence once:
+    /// the second question meeting the same passages embeds only what is new,
+    /// and every answer is the one a fresh ib-ask gives.
+    func testASessionEmbedsASentenceOnceAndAnswersAlike() throws {
+        let counting = try CountingEmbedder()
+        let session = try Self.offlineAsker(embedder: counting)
+        let questions = ["What did Elena find washed up on the shore?", "Where was the wooden box found?",
+                         "What did Elena find washed up on the shore?"]
+        var embedded: [Int] = []
+        for question in questions {
+            let before = counting.texts
+            let answer = try session.ask(question, history: []) { _ in }.answer
+            embedded.append(counting.texts - before)
+            XCTAssertEqual(answer, try Self.offlineAsker().ask(question, history: []) { _ in }.answer, question)
+        }
+        XCTAssertGreaterThan(embedded[0], 3, "the question and its passages' sentences")
+        XCTAssertLessThan(embedded[1], embedded[0], "the same passages' sentences are not embedded again")
+        XCTAssertEqual(embedded[2], 0, "a question asked again embeds nothing")
+    }
+
     /// ib-ask's offline path (no provider) over the test library at page 4, with the real model;
     /// skips when the model is not installed.
-    static func offlineAsker() throws -> Asker {
+    static func offlineAsker(embedder: SentenceEmbedder? = nil) throws -> Asker {
         let modelDir = Config.modelDirectory()
         try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
         let lib = try TestLibrary(currentPage: 4)
-        let embedder = try ModelEmbedder(directory: modelDir)
+        let embedder = try embedder ?? ModelEmbedder(directory: modelDir)
         return Asker(book: try lib.context(), provider: nil, retriever: { FullTextRetriever(db: lib.library.db) },
                      embedder: { embedder })
+    }
+}
+
+/// The real encoder, counting the texts it is asked to embed.
+final class CountingEmbedder: SentenceEmbedder {
+    let inner: ModelEmbedder
+    var texts = 0
+    init() throws {
+        let modelDir = Config.modelDirectory()
+        try XCTSkipUnless(FileSystem.exists(modelDir + "/model.safetensors"), "run scripts/fetch-model")
+        inner = try ModelEmbedder(directory: modelDir)
+    }
+    var modelName: String { inner.modelName }
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        self.texts += texts.count
+        return try inner.embed(texts)
     }
 }
