@@ -312,6 +312,12 @@ static void ib_concepts_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
  * returns the same rows with the same scores, bit for bit, as the query with
  * bm25(chunks_fts). Only for such a query: a WHERE term outside the MATCH, or
  * another LIMIT, would make the skipped rows wrong.
+ *
+ * An optional third argument, "n1 n2 ...", gives each phrase's number of
+ * matching rows, which bm25() counts with a pass over the phrase's postings
+ * before the query's own pass: a caller that keeps the counts between
+ * searches (ib-search's engine in a server) saves that pass. They must be
+ * the counts bm25() would find (`SELECT count(*) ... MATCH 'phrase'`).
  */
 
 /* Floating-point contraction would round differently from sqlite3's build. */
@@ -337,8 +343,26 @@ static void top_free(void *p) {
     free(t);
 }
 
-/* The per-query statistics, as bm25() computes them, or NULL after setting an error. */
-static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int k) {
+/* Each phrase's document count from "n1 n2 ..." into hits; 0 unless it gives exactly `phrases`. */
+static int parse_counts(const char *text, int phrases, sqlite3_int64 *hits) {
+    const char *p = text;
+    int i = 0;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (i >= phrases || *p < '0' || *p > '9') return 0;
+        char *end;
+        long long n = strtoll(p, &end, 10);
+        if (end == p || n < 0 || (*end && *end != ' ')) return 0;
+        hits[i++] = (sqlite3_int64)n;
+        p = end;
+    }
+    return i == phrases;
+}
+
+/* The per-query statistics, as bm25() computes them, or NULL after setting an error.
+ * `counts`: each phrase's document count when the caller knows it (NULL: counted). */
+static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int k, const char *counts) {
     TopBM25 *t = (TopBM25 *)api->xGetAuxdata(fts, 0);
     if (t) return t;
     t = (TopBM25 *)calloc(1, sizeof(TopBM25));
@@ -354,15 +378,26 @@ static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     int rc = api->xRowCount(fts, &nRow);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
     if (rc == SQLITE_OK) t->avgdl = (double)nToken / (double)nRow;
+    sqlite3_int64 *known = NULL;
+    if (rc == SQLITE_OK && counts) {
+        known = (sqlite3_int64 *)calloc((size_t)n, sizeof(sqlite3_int64));
+        if (!known) { top_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+        if (!parse_counts(counts, t->phrases, known)) {
+            free(known); top_free(t);
+            sqlite3_result_error(ctx, "ib_bm25: the third argument must give one document count for each phrase of the MATCH expression", -1);
+            return NULL;
+        }
+    }
     for (int i = 0; rc == SQLITE_OK && i < t->phrases; i++) {
         sqlite3_int64 nHit = 0;
-        rc = api->xQueryPhrase(fts, i, &nHit, count_row);
+        if (known) nHit = known[i]; else rc = api->xQueryPhrase(fts, i, &nHit, count_row);
         if (rc == SQLITE_OK) {
             double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
             if (idf <= 0.0) idf = 1e-6;
             t->idf[i] = idf;
         }
     }
+    free(known);
     if (rc != SQLITE_OK) { top_free(t); sqlite3_result_error_code(ctx, rc); return NULL; }
     rc = api->xSetAuxdata(fts, t, top_free);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed t */
@@ -399,12 +434,12 @@ static void top_keep(TopBM25 *t, double x) {
 
 static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                     int argc, sqlite3_value **argv) {
-    if (argc != 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1
-        || sqlite3_value_int64(argv[0]) > 1000000) {
-        sqlite3_result_error(ctx, "ib_bm25: usage ib_bm25(fts_table, k), k the query's LIMIT (1..1000000)", -1);
+    if (argc < 1 || argc > 2 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1
+        || sqlite3_value_int64(argv[0]) > 1000000 || (argc == 2 && sqlite3_value_type(argv[1]) != SQLITE_TEXT)) {
+        sqlite3_result_error(ctx, "ib_bm25: usage ib_bm25(fts_table, k [, 'documents of each phrase']), k the query's LIMIT (1..1000000)", -1);
         return;
     }
-    TopBM25 *t = top_for(api, fts, ctx, (int)sqlite3_value_int64(argv[0]));
+    TopBM25 *t = top_for(api, fts, ctx, (int)sqlite3_value_int64(argv[0]), argc == 2 ? (const char *)sqlite3_value_text(argv[1]) : NULL);
     if (!t) return;
     for (int i = 0; i < t->phrases; i++) t->freq[i] = 0.0;
     int nInst = 0, last = -1;

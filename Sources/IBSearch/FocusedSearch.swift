@@ -225,7 +225,7 @@ extension SearchEngine {
     static func phraseHits(_ library: Library, _ phrases: [String], scope: SearchScope?) throws -> Set<ChunkRef> {
         var found = Set<ChunkRef>()
         for phrase in phrases {
-            for hit in try library.phraseCandidates(phrase, in: scope, limit: 10) { found.insert(hit.ref) }
+            found.formUnion(try library.phraseChunks(phrase, in: scope, limit: 10))
         }
         return found
     }

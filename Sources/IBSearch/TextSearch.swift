@@ -101,7 +101,11 @@ extension SearchEngine {
         let (concepts, rows) = scored
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
         let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
-        return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k)
+        // Over the whole library, ranking takes each word's count from the connection's memo.
+        let documents = plain && scope == nil
+            ? try library.phraseDocuments(QueryConcepts.terms(concepts).compactMap { QueryText.matchExpression([$0]) }) : nil
+        return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k,
+                                              documents: documents)
     }
 
     /// The concepts pruned of the too common (pruneCommon) and, in a scope of a

@@ -120,12 +120,18 @@ extension Library {
     }
 
     /// The chunks in `scope` holding the exact `phrase` (an FTS5 phrase: the words
-    /// in order, stop words included), best bm25 first, at most `limit`.
-    public func phraseCandidates(_ phrase: String, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
+    /// in order, stop words included): all of them when there are at most
+    /// `limit`, else the `limit` best by bm25; in no particular order.
+    /// Most phrases (a whole question read as one) are in no chunk or a few:
+    /// listing those reads the words' postings once, where ranking them reads
+    /// them twice (bm25's document count) and scores each row.
+    public func phraseChunks(_ phrase: String, in scope: SearchScope?, limit: Int) throws -> [ChunkRef] {
         var quoted = "\""
         for c in phrase { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
         quoted += "\""
-        return try fullTextCandidates(match: quoted, concepts: nil, in: scope, limit: limit)
+        let some = try fullTextMatches(match: quoted, in: scope, limit: limit + 1)
+        if some.count <= limit { return some }
+        return try fullTextCandidates(match: quoted, concepts: nil, in: scope, limit: limit).map(\.ref)
     }
 }
 

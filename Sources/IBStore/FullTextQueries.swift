@@ -25,6 +25,25 @@ extension Library {
         }
     }
 
+    /// How many chunks match each FTS5 phrase expression ('"word"', '"stem"*'):
+    /// exactly the count bm25() makes (a prefix's rows counted once), kept on
+    /// the connection while the library is unchanged, so that a search's
+    /// ranking (ib_bm25's third argument) need not count them again. A server
+    /// searching many times meets the same words again.
+    public func phraseDocuments(_ phrases: [String]) throws -> [Int] {
+        try documentFrequencyMemo.validate(version: try libraryVersion(), making: makeVocabularyTable)
+        let count = try db.prepare("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")
+        return try phrases.map { phrase in
+            if let known = documentFrequencyMemo.phrases[phrase] { return known }
+            count.reset()
+            defer { count.reset() }
+            try count.bind(1, phrase)
+            let n = try count.step() ? count.int(0) : 0
+            documentFrequencyMemo.phrases[phrase] = n
+            return n
+        }
+    }
+
     /// FTS5's vocabulary as a table, in the connection's temp schema.
     private func makeVocabularyTable() throws {
         try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.ib_fts_vocab USING fts5vocab(main, 'chunks_fts', 'row')")
@@ -71,7 +90,10 @@ extension Library {
     /// its IDF counted against `rows` chunks when given (ScopeStatistics: the
     /// specification then carries the scope's document counts).
     /// Ties go to the earlier chunk.
-    public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, in scope: SearchScope?, limit: Int) throws -> [ChunkHit] {
+    /// `documents` (whole library, no concepts): each phrase's phraseDocuments count, which
+    /// ranking then does not count again.
+    public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, in scope: SearchScope?, limit: Int,
+                                   documents: [Int]? = nil) throws -> [ChunkHit] {
         let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?6)" : "-ib_concepts(chunks_fts, ?6, ?7)"
         let statement: Statement
         if let scope {
@@ -95,7 +117,7 @@ extension Library {
             // scores without reading the length of rows that cannot make the LIMIT
             // (CIBRank; they need the LIMIT and no other WHERE term, as here).
             let ranked = limit > 1_000_000 ? rank
-                : concepts == nil ? "ib_bm25(chunks_fts, ?2)"
+                : concepts == nil ? (documents == nil ? "ib_bm25(chunks_fts, ?2)" : "ib_bm25(chunks_fts, ?2, ?8)")
                 : rows == nil ? "ib_concepts_top(chunks_fts, ?6, ?2)" : "ib_concepts_top(chunks_fts, ?6, ?2, ?7)"
             statement = try db.prepare("""
                 SELECT f.seq, c.book_id, c.chunk_index, f.s FROM
@@ -108,11 +130,42 @@ extension Library {
         try statement.bind(2, limit)
         if let concepts { try statement.bind(6, concepts) }
         if let rows, concepts != nil { try statement.bind(7, rows) }
+        if let documents, scope == nil, concepts == nil { try statement.bind(8, documents.map(String.init).joined(separator: " ")) }
         var out: [ChunkHit] = []
         while try statement.step() {
             out.append(ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: statement.text(1),
                                 index: statement.int(2), score: statement.double(3)))
         }
+        return out
+    }
+
+    /// At most `limit` chunks in `scope` matching an FTS5 MATCH `expression`,
+    /// unranked (in rowid order): the rows fullTextCandidates would rank.
+    public func fullTextMatches(match expression: String, in scope: SearchScope?, limit: Int) throws -> [ChunkRef] {
+        let statement: Statement
+        if let scope {
+            let (low, high) = try seqRange(of: scope) ?? (Int.min, Int.max)
+            statement = try db.prepare("""
+                SELECT chunks_fts.rowid FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+                JOIN json_each(?3) scope ON scope.key = c.book_id
+                WHERE chunks_fts MATCH ?1 AND chunks_fts.rowid BETWEEN ?4 AND ?5
+                  AND (scope.value IS NULL OR c.end_page <= scope.value)
+                LIMIT ?2
+                """)
+            try statement.bind(3, scope.json)
+            try statement.bind(4, low)
+            try statement.bind(5, high)
+        } else {
+            statement = try db.prepare("""
+                SELECT chunks_fts.rowid FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+                WHERE chunks_fts MATCH ?1 LIMIT ?2
+                """)
+        }
+        defer { statement.reset() }
+        try statement.bind(1, expression)
+        try statement.bind(2, limit)
+        var out: [ChunkRef] = []
+        while try statement.step() { out.append(ChunkRef(seq: statement.int(0))) }
         return out
     }
 
@@ -160,6 +213,8 @@ struct DocumentFrequencyMemo {
     struct Version: Equatable { let dataVersion: Int; let ownChanges: Int }
     static let capacity = 4096
     var counts: [Key: Int] = [:]
+    /// Chunks matching each phrase expression (Library.phraseDocuments).
+    var phrases: [String: Int] = [:]
     /// The library's number of chunks (Library.chunkTotal).
     var chunks: Int? = nil
     private var version: Version? = nil
@@ -168,7 +223,7 @@ struct DocumentFrequencyMemo {
     /// when there are too many); the first call makes the vocabulary table.
     mutating func validate(version now: Version, making table: () throws -> Void) rethrows {
         if version == nil { try table() }
-        if version != now || counts.count > Self.capacity { counts = [:]; chunks = nil }
+        if version != now || counts.count > Self.capacity || phrases.count > Self.capacity { counts = [:]; phrases = [:]; chunks = nil }
         version = now
     }
 }

@@ -29,6 +29,31 @@ extension LibraryTests {
         return ids
     }
 
+    /// phraseChunks lists a phrase's few chunks unranked, and ranks only when
+    /// there are more than `limit`: the same set as the `limit` best by bm25,
+    /// whatever the scope (the library, books, page limits).
+    func testPhraseChunksAreTheBestRankedOnes() throws {
+        let ids = try storeBooksOfVariedChunks()
+        let library = try Library.open(path: dbPath)
+        let words = ["whale", "ship", "sea", "captain", "harpoon", "deck", "storm", "night", "white", "filler3", "filler17"]
+        var g = Generator(state: 11)
+        var few = 0, many = 0
+        for _ in 0..<300 {
+            let phrase = (0..<Int.random(in: 1...3, using: &g)).map { _ in words.randomElement(using: &g)! }.joined(separator: " ")
+            let scope: SearchScope? = Bool.random(using: &g) ? nil : SearchScope(ids.filter { _ in Bool.random(using: &g) }.map {
+                .init(id: $0, lastPage: Bool.random(using: &g) ? nil : Int.random(in: 1...20, using: &g))
+            })
+            let limit = [1, 2, 10].randomElement(using: &g)!
+            let ranked = try library.fullTextCandidates(match: "\"\(phrase)\"", concepts: nil, in: scope, limit: limit).map(\.ref)
+            let got = try library.phraseChunks(phrase, in: scope, limit: limit)
+            XCTAssertEqual(Set(got), Set(ranked), "\(phrase) in \(String(describing: scope)) limit \(limit)")
+            XCTAssertEqual(got.count, ranked.count)
+            if try library.fullTextMatches(match: "\"\(phrase)\"", in: scope, limit: 1000).count > limit { many += 1 } else { few += 1 }
+        }
+        XCTAssertGreaterThan(few, 30, "phrases in few chunks (listed)")
+        XCTAssertGreaterThan(many, 30, "phrases in many chunks (ranked)")
+    }
+
     func testSeveralRangesInOneQueryFindWhatOneQueryARangeFinds() throws {
         let ids = try storeBooksOfVariedChunks()
         let library = try Library.open(path: dbPath)
