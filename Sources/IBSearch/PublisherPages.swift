@@ -36,7 +36,12 @@ extension SearchEngine {
         if let ord {
             return BookMatter.isPublisherMatter(section: try structure(c.bookID).first { $0.ord == ord }?.path)
         }
-        guard try structure(c.bookID).isEmpty, let chunk = try library.chunk(c.ref) else { return false }
-        return BookMatter.soundsLikeMatter(chunk.text)
+        guard try structure(c.bookID).isEmpty else { return false }
+        if let known = matterCache[c.ref] { return known }
+        guard let chunk = try library.chunk(c.ref) else { return false }
+        let matter = BookMatter.soundsLikeMatter(chunk.text)
+        if matterCache.count >= 100_000 { matterCache = [:] }
+        matterCache[c.ref] = matter
+        return matter
     }
 }

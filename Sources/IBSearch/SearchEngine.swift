@@ -187,6 +187,11 @@ public final class SearchEngine {
     var readyAtScope: [String] = []
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [SearchSection]] = [:]
+    /// Whether a chunk of a book without structure reads as the publisher's (PublisherPages).
+    var matterCache: [ChunkRef: Bool] = [:]
+    /// The library's version the caches above were filled at: a book indexed
+    /// again, or removed, between a server's searches changes its structure.
+    var cachedAt: LibraryVersion? = nil
     /// The full-text half's read connection, kept between searches (ParallelText).
     var textReader = Handoff(library: nil)
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
@@ -274,6 +279,8 @@ public final class SearchEngine {
     public func search(_ query: SearchQuery) throws -> [SearchResult] {
         warnings = []  // each search says what held for it (a server searches many times)
         guard query.k > 0 else { return [] }
+        let version = try library.libraryVersion()
+        if version != cachedAt { structureCache = [:]; matterCache = [:]; cachedAt = version }
         mark("start")
         let scope = try self.scope(query)
         mark("scope")

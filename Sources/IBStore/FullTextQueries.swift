@@ -50,9 +50,10 @@ extension Library {
     }
 
     /// What changes whenever the library does: PRAGMA data_version (commits of
-    /// other connections) with the rows this connection changed.
-    private func libraryVersion() throws -> DocumentFrequencyMemo.Version {
-        DocumentFrequencyMemo.Version(dataVersion: try db.scalarInt("PRAGMA data_version") ?? 0, ownChanges: db.totalChanges)
+    /// other connections) with the rows this connection changed. What a
+    /// connection keeps between searches is kept for one version.
+    public func libraryVersion() throws -> LibraryVersion {
+        LibraryVersion(dataVersion: try db.scalarInt("PRAGMA data_version") ?? 0, ownChanges: db.totalChanges)
     }
 
     /// One word's count: its row of the vocabulary, or the sum over the words a prefix starts.
@@ -206,11 +207,17 @@ extension Library {
     }
 }
 
+/// One state of the library as a connection sees it (Library.libraryVersion).
+public struct LibraryVersion: Equatable, Sendable {
+    let dataVersion: Int
+    let ownChanges: Int
+}
+
 /// Document frequencies by word, valid for one version of the library; the
 /// vocabulary table is made on the first use of a connection.
 struct DocumentFrequencyMemo {
     struct Key: Hashable { let word: String; let prefix: Bool }
-    struct Version: Equatable { let dataVersion: Int; let ownChanges: Int }
+    typealias Version = LibraryVersion
     static let capacity = 4096
     var counts: [Key: Int] = [:]
     /// Chunks matching each phrase expression (Library.phraseDocuments).

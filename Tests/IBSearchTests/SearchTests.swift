@@ -142,6 +142,40 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(edition.first?.chunkIndex, 0, "a question about the edition keeps it")
     }
 
+    /// An engine that searches many times (ib-mcp's, `ib-search --queries`)
+    /// keeps each book's structure, until the library changes: a book indexed
+    /// again with other sections, by another connection, is read afresh.
+    func testAWarmEngineSeesABookIndexedAgain() throws {
+        let encoder = try model()
+        let path = directory + "/warm.db"
+        func indexed(_ titles: [String]) throws -> String {
+            var records = self.records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], Self.english, encoder: encoder)
+            for (i, record) in records.enumerated() {
+                guard case .page(var page) = record, page.page == 1 || page.page == 5 else { continue }
+                let mark = StructureMark(at: 0, depth: 1, kind: "chapter", title: titles[page.page == 1 ? 0 : 1])
+                page.extra["structure"] = .array([mark.json])
+                records[i] = .page(page)
+            }
+            let writer = try Library.open(path: path)
+            let indexer = Indexer(library: writer)
+            indexer.replace = true   // ib-index --replace: the same book stored again
+            for r in records { try indexer.add(r) }
+            try indexer.finish()
+            if case .book(let b) = records[0] { return b.id }
+            return ""
+        }
+        let id = try indexed(["A Scandal in Bohemia", "The Speckled Band"])
+        let engine = SearchEngine(library: try Library.open(path: path), encoder: encoder)
+        engine.thesaurus = nil
+        _ = try engine.search(SearchQuery(text: "the snake in the ventilator", k: 3, mode: .hybrid))
+        XCTAssertEqual(try engine.structure(id).map(\.title), ["A Scandal in Bohemia", "The Speckled Band"])
+        _ = try engine.search(SearchQuery(text: "the snake in the ventilator", k: 3, mode: .hybrid))
+        XCTAssertEqual(try engine.structure(id).map(\.title), ["A Scandal in Bohemia", "The Speckled Band"], "unchanged: kept")
+        XCTAssertEqual(try indexed(["The Red-Headed League", "The Copper Beeches"]), id)
+        _ = try engine.search(SearchQuery(text: "the snake in the ventilator", k: 3, mode: .hybrid))
+        XCTAssertEqual(try engine.structure(id).map(\.title), ["The Red-Headed League", "The Copper Beeches"], "read again")
+    }
+
     func testHybridFindsParaphrase() throws {
         let (_, engine, en, _) = try makeLibrary()
         for mode in SearchMode.allCases {
