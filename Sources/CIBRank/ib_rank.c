@@ -212,41 +212,37 @@ static void ib_concepts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
  * another LIMIT, would make the skipped rows wrong.
  */
 
-typedef struct TopConcepts {
-    Concepts *c;        /* the query's statistics */
+/* The k best exact scores of a top-k query so far (ib_concepts_top, ib_bm25). */
+typedef struct TopK {
     int k;
     int kept;           /* exact scores in best (at most k) */
     double *best;       /* the k best exact scores (higher is better) */
     int worst;          /* where the lowest of them is, once k are kept */
     sqlite3_int64 lastRow;
     int hasLast;
-} TopConcepts;
+} TopK;
 
-static void top_concepts_free(void *p) {
-    TopConcepts *t = (TopConcepts *)p;
-    if (!t) return;
-    concepts_free(t->c);
-    free(t->best);
-    free(t);
-}
-
-/* The query's statistics and k best so far, kept as its auxiliary data, or NULL after setting an error. */
-static TopConcepts *top_concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
-                                     int k, sqlite3_int64 scopeRows) {
-    TopConcepts *t = (TopConcepts *)api->xGetAuxdata(fts, 0);
-    if (t) return t;
-    t = (TopConcepts *)calloc(1, sizeof(TopConcepts));
-    if (t) t->best = (double *)calloc((size_t)k, sizeof(double));
-    if (!t || !t->best) { top_concepts_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+/* 0 when out of memory. */
+static int topk_init(TopK *t, int k) {
     t->k = k;
-    t->c = concepts_make(api, fts, ctx, spec, scopeRows);
-    if (!t->c) { top_concepts_free(t); return NULL; }
-    int rc = api->xSetAuxdata(fts, t, top_concepts_free);
-    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed t */
-    return t;
+    t->best = (double *)calloc((size_t)k, sizeof(double));
+    return t->best != NULL;
 }
 
-static void top_concepts_keep(TopConcepts *t, double x) {
+/* Whether a row whose score can be at most `bound` cannot be among the k best
+ * (a rounding margin kept: such a row's exact score could only be lower). */
+static int topk_out_of_reach(const TopK *t, double bound) {
+    return t->kept == t->k && bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst];
+}
+
+/* Keeps the row's exact score among the k best; once k are kept, best[worst]
+ * is the k-th best (k is a LIMIT, and only rows that may rank get here: a
+ * scan for the new worst costs less than keeping a heap). A row evaluated
+ * twice (it never is in the queries above) is counted once. */
+static void topk_keep(TopK *t, sqlite3_int64 row, double x) {
+    int again = t->hasLast && row == t->lastRow;
+    t->lastRow = row; t->hasLast = 1;
+    if (again) return;
     if (t->kept < t->k) {
         t->best[t->kept++] = x;
     } else if (x > t->best[t->worst]) {
@@ -258,6 +254,33 @@ static void top_concepts_keep(TopConcepts *t, double x) {
     int worst = 0;
     for (int i = 1; i < t->k; i++) if (t->best[i] < t->best[worst]) worst = i;
     t->worst = worst;
+}
+
+typedef struct TopConcepts {
+    Concepts *c;        /* the query's statistics */
+    TopK top;
+} TopConcepts;
+
+static void top_concepts_free(void *p) {
+    TopConcepts *t = (TopConcepts *)p;
+    if (!t) return;
+    concepts_free(t->c);
+    free(t->top.best);
+    free(t);
+}
+
+/* The query's statistics and k best so far, kept as its auxiliary data, or NULL after setting an error. */
+static TopConcepts *top_concepts_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
+                                     int k, sqlite3_int64 scopeRows) {
+    TopConcepts *t = (TopConcepts *)api->xGetAuxdata(fts, 0);
+    if (t) return t;
+    t = (TopConcepts *)calloc(1, sizeof(TopConcepts));
+    if (!t || !topk_init(&t->top, k)) { top_concepts_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+    t->c = concepts_make(api, fts, ctx, spec, scopeRows);
+    if (!t->c) { top_concepts_free(t); return NULL; }
+    int rc = api->xSetAuxdata(fts, t, top_concepts_free);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return NULL; }   /* xSetAuxdata freed t */
+    return t;
 }
 
 static void ib_concepts_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
@@ -275,18 +298,15 @@ static void ib_concepts_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
     int last, length = 0;
     int rc = concepts_tf(api, fts, c, &last);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
-    if (t->kept == t->k) {
+    if (t->top.kept == t->top.k) {
         double shortest = (double)last + 1.0;
         for (int i = 0; i < c->phrases; i++) if (c->tf[i] > shortest) shortest = c->tf[i];
-        double bound = concepts_score(c, shortest);
-        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst]) { sqlite3_result_double(ctx, 1.0); return; }
+        if (topk_out_of_reach(&t->top, concepts_score(c, shortest))) { sqlite3_result_double(ctx, 1.0); return; }
     }
     rc = api->xColumnSize(fts, -1, &length);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
     double score = concepts_score(c, (double)length);
-    sqlite3_int64 row = api->xRowid(fts);
-    if (!t->hasLast || row != t->lastRow) top_concepts_keep(t, score);
-    t->lastRow = row; t->hasLast = 1;
+    topk_keep(&t->top, api->xRowid(fts), score);
     sqlite3_result_double(ctx, -score);
 }
 
@@ -328,18 +348,13 @@ typedef struct TopBM25 {
     double *idf;
     double *freq;       /* scratch: each phrase's frequency in the row */
     double avgdl;
-    int k;
-    int kept;           /* exact scores in best (at most k) */
-    double *best;       /* the k best exact scores (-bm25, higher is better) */
-    int worst;          /* where the lowest of them is, once k are kept */
-    sqlite3_int64 lastRow;
-    int hasLast;
+    TopK top;           /* the k best exact scores (-bm25) */
 } TopBM25;
 
 static void top_free(void *p) {
     TopBM25 *t = (TopBM25 *)p;
     if (!t) return;
-    free(t->idf); free(t->freq); free(t->best);
+    free(t->idf); free(t->freq); free(t->top.best);
     free(t);
 }
 
@@ -371,9 +386,7 @@ static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     int n = t->phrases > 0 ? t->phrases : 1;
     t->idf = (double *)calloc((size_t)n, sizeof(double));
     t->freq = (double *)calloc((size_t)n, sizeof(double));
-    t->best = (double *)calloc((size_t)k, sizeof(double));
-    t->k = k;
-    if (!t->idf || !t->freq || !t->best) { top_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
+    if (!t->idf || !t->freq || !topk_init(&t->top, k)) { top_free(t); sqlite3_result_error_nomem(ctx); return NULL; }
     sqlite3_int64 nRow = 0, nToken = 0;
     int rc = api->xRowCount(fts, &nRow);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
@@ -415,23 +428,6 @@ static double top_score(const TopBM25 *t, double D) {
     return score;
 }
 
-/* Keeps an exact score among the k best; once k are kept, best[worst] is
- * the k-th best (k is a LIMIT, and only rows that may rank get here: a scan
- * for the new worst costs less than keeping a heap). */
-static void top_keep(TopBM25 *t, double x) {
-    if (t->kept < t->k) {
-        t->best[t->kept++] = x;
-    } else if (x > t->best[t->worst]) {
-        t->best[t->worst] = x;
-    } else {
-        return;
-    }
-    if (t->kept < t->k) return;
-    int worst = 0;
-    for (int i = 1; i < t->k; i++) if (t->best[i] < t->best[worst]) worst = i;
-    t->worst = worst;
-}
-
 static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                     int argc, sqlite3_value **argv) {
     if (argc < 1 || argc > 2 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1
@@ -450,23 +446,19 @@ static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
         if (rc == SQLITE_OK) { t->freq[ip] += 1.0; if (io > last) last = io; }
     }
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
-    if (t->kept == t->k) {
+    if (t->top.kept == t->top.k) {
         /* The row holds at least as many tokens as the offset of its last
          * instance + 1 (offsets count tokens from 0 in the row's one column)
          * and as its most frequent phrase's instances. */
         double shortest = (double)last + 1.0;
         for (int i = 0; i < t->phrases; i++) if (t->freq[i] > shortest) shortest = t->freq[i];
-        double bound = top_score(t, shortest);
-        if (bound * (1.0 + 1e-9) + 1e-12 < t->best[t->worst]) { sqlite3_result_double(ctx, 1.0); return; }
+        if (topk_out_of_reach(&t->top, top_score(t, shortest))) { sqlite3_result_double(ctx, 1.0); return; }
     }
     int nTok = 0;
     rc = api->xColumnSize(fts, -1, &nTok);
     if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
     double score = top_score(t, (double)nTok);
-    /* A row evaluated twice (it never is in the query above) is counted once. */
-    sqlite3_int64 row = api->xRowid(fts);
-    if (!t->hasLast || row != t->lastRow) top_keep(t, score);
-    t->lastRow = row; t->hasLast = 1;
+    topk_keep(&t->top, api->xRowid(fts), score);
     sqlite3_result_double(ctx, -1.0 * score);
 }
 
