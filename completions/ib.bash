@@ -8,7 +8,7 @@ _ib_spec() {  # _ib_spec TOOL: sets _ib_opts, _ib_subs, _ib_files
     ib-chunk) _ib_opts='--size --overlap --tokenizer --no-pages --model-dir --tokenize -h --help --version' _ib_subs='' _ib_files=1 ;;
     ib-embed) _ib_opts='--query --text --encoding --batch --threads --model-dir --precision --verify-model --progress --no-windows --provider --model --base-url --dim --timeout --retries --jobs --cache --no-cache -h --help --version --no-progress' _ib_subs='' _ib_files=1 ;;
     ib-index) _ib_opts='--db --replace --mixed-precision --restructure --json --context --all-pages --missing-embeddings --floats --purge -y --yes -q --quiet -h --help --version --format' _ib_subs='list show get delete set-page export stats vacuum quantize' _ib_files=1 ;;
-    ib-search) _ib_opts='-k --count --mode --book --kind --page --all-pages --json --min-score --explain --candidates --rrf-k --expand --rerank --provider --model --timeout --db --model-dir -h --help --version --format' _ib_subs='' _ib_files=0 ;;
+    ib-search) _ib_opts='-k --count --mode --book --kind --page --all-pages --queries --json --min-score --explain --candidates --rrf-k --expand --rerank --provider --model --timeout --db --model-dir -h --help --version --format' _ib_subs='' _ib_files=0 ;;
     ib-ask) _ib_opts='-b --book --page --all-pages --provider --model --base-url --rounds -k --no-tools --no-expand --no-rerank --max-tokens --timeout --retries -c --continue --conversation --list --strict --json -v --verbose --db --model-dir -h --help --version --summarize --section --pages --recap --search --format' _ib_subs='' _ib_files=0 ;;
     ib-capture) _ib_opts='--db --dry-run --json --create --ask --image --text --audio --model --spoken --yes --today --now --format --private --style --size -o --output --svg -h --help --version' _ib_subs='status suggest card chart export import' _ib_files=0 ;;
     ib-mcp) _ib_opts='--db --model-dir -h --help --version' _ib_subs='' _ib_files=0 ;;
@@ -27,7 +27,7 @@ _ib_value() {  # _ib_value TOOL OPTION: what completes OPTION's value (fails: no
     "ib-embed --encoding") echo 'choice floats base64' ;;
     "ib-embed --precision") echo 'choice fp32 bf16 int8' ;;
     "ib-embed --provider") echo 'choice native openai ollama' ;;
-    "ib-embed --cache"|"ib-index --db"|"ib-search --db"|"ib-ask --db"|"ib-capture --db"|"ib-capture --image"|"ib-capture --audio"|"ib-capture -o"|"ib-capture --output"|"ib-mcp --db") echo 'file' ;;
+    "ib-embed --cache"|"ib-index --db"|"ib-search --queries"|"ib-search --db"|"ib-ask --db"|"ib-capture --db"|"ib-capture --image"|"ib-capture --audio"|"ib-capture -o"|"ib-capture --output"|"ib-mcp --db") echo 'file' ;;
     "ib-index --format"|"ib-search --format"|"ib-ask --format") echo 'choice text json' ;;
     "ib-search --mode") echo 'choice hybrid vector text' ;;
     "ib-search --book"|"ib-ask -b"|"ib-ask --book") echo 'book' ;;

@@ -106,6 +106,7 @@ complete -c ib-search -l book -x -a '(__ib_books)' -d 'only this book: an id, an
 complete -c ib-search -l kind -x -a 'chunks books quotes notes all' -d 'chunks (default), books, quotes, notes or all'
 complete -c ib-search -l page -x -d 'search up to page N (a passage must end on or before it)'
 complete -c ib-search -l all-pages -d 'search whole books, ignoring reading positions'
+complete -c ib-search -l queries -r -F -d 'one search per line of FILE (- for standard input), all'
 complete -c ib-search -l json -d 'JSON Lines (the default when stdout is not a terminal)'
 complete -c ib-search -l min-score -x -d 'leave out results scoring below X (the score printed by'
 complete -c ib-search -l explain -d 'add vector_rank, text_rank, vector_distance (after the'
