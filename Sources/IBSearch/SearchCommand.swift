@@ -180,6 +180,15 @@ public enum SearchCommand {
             searched.contains($0.id) && $0.isReadPartWay
         }
         let boundAt = Dictionary(bounded.map { ($0.id, $0.currentPage) }, uniquingKeysWith: { a, _ in a })
+        // The provider for --expand/--rerank, made once (and its absence told once) for every search.
+        var assist = AssistOptions(expand: args.has("expand"), rerank: args.has("rerank"))
+        var assistant: SearchAssistant? = nil
+        if (kind == "chunks" || kind == "all") && assist.any, let makeAssistant {
+            let (made, reason) = try makeAssistant(choice)
+            assistant = made
+            if let reason { printError("\(tool): \(reason): plain search") }
+        }
+        if assistant == nil { assist = AssistOptions() }
         let out = OutputStream.standardOutput
         // One search; `line`: its line in --queries FILE (each JSON result carries it).
         func search(_ text: String, line: Int?) throws {
@@ -208,14 +217,6 @@ public enum SearchCommand {
             }
             if kind == "chunks" || kind == "all" {
                 let query = SearchQuery(text: text, books: books, pageLimit: pageLimit, k: k, mode: mode, candidates: candidates)
-                var assist = AssistOptions(expand: args.has("expand"), rerank: args.has("rerank"))
-                var assistant: SearchAssistant? = nil
-                if assist.any, let makeAssistant {
-                    let (made, reason) = try makeAssistant(choice)
-                    assistant = made
-                    if let reason { printError("\(tool): \(reason): plain search") }
-                }
-                if assistant == nil { assist = AssistOptions() }
                 let results = try engine.search(query, assistant: assistant, options: assist) { printError("\(tool): \($0)") }
                 for warning in engine.warnings { printError("\(tool): \(warning)") }
                 if !asJSON && !bounded.isEmpty { printError("\(tool): " + boundNote(bounded)) }
