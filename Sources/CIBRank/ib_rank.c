@@ -334,10 +334,10 @@ static void ib_concepts_top(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
  * another LIMIT, would make the skipped rows wrong.
  *
  * An optional third argument, "n1 n2 ...", gives each phrase's number of
- * matching rows, which bm25() counts with a pass over the phrase's postings
- * before the query's own pass: a caller that keeps the counts between
- * searches (ib-search's engine in a server) saves that pass. They must be
- * the counts bm25() would find (`SELECT count(*) ... MATCH 'phrase'`).
+ * matching rows ("-" for one to count), which bm25() counts with a pass over
+ * the phrase's postings before the query's own pass: ib-search gives the
+ * count of a plain word from the fts5vocab table, one index lookup. They
+ * must be the counts bm25() would find (`SELECT count(*) ... MATCH 'phrase'`).
  */
 
 /* Floating-point contraction would round differently from sqlite3's build. */
@@ -358,14 +358,17 @@ static void top_free(void *p) {
     free(t);
 }
 
-/* Each phrase's document count from "n1 n2 ..." into hits; 0 unless it gives exactly `phrases`. */
+/* Each phrase's document count from "n1 n2 ..." into hits ("-": -1, to be
+ * counted); 0 unless it gives exactly `phrases`. */
 static int parse_counts(const char *text, int phrases, sqlite3_int64 *hits) {
     const char *p = text;
     int i = 0;
     while (*p) {
         while (*p == ' ') p++;
         if (!*p) break;
-        if (i >= phrases || *p < '0' || *p > '9') return 0;
+        if (i >= phrases) return 0;
+        if (*p == '-' && (p[1] == ' ' || p[1] == 0)) { hits[i++] = -1; p++; continue; }
+        if (*p < '0' || *p > '9') return 0;
         char *end;
         long long n = strtoll(p, &end, 10);
         if (end == p || n < 0 || (*end && *end != ' ')) return 0;
@@ -403,7 +406,7 @@ static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     }
     for (int i = 0; rc == SQLITE_OK && i < t->phrases; i++) {
         sqlite3_int64 nHit = 0;
-        if (known) nHit = known[i]; else rc = api->xQueryPhrase(fts, i, &nHit, count_row);
+        if (known && known[i] >= 0) nHit = known[i]; else rc = api->xQueryPhrase(fts, i, &nHit, count_row);
         if (rc == SQLITE_OK) {
             double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
             if (idf <= 0.0) idf = 1e-6;

@@ -101,9 +101,9 @@ extension SearchEngine {
         let (concepts, rows) = scored
         guard let (expression, spec) = QueryConcepts.match(concepts) else { return [] }
         let plain = rows == nil && concepts.allSatisfy { $0.members.count == 1 }
-        // Over the whole library, ranking takes each word's count from the connection's memo.
+        // Over the whole library, ranking takes a plain word's count from the vocabulary.
         let documents = plain && scope == nil
-            ? try library.phraseDocuments(QueryConcepts.terms(concepts).compactMap { QueryText.matchExpression([$0]) }) : nil
+            ? try library.exactDocumentCounts(QueryConcepts.terms(concepts).map { ($0.text, $0.prefix) }) : nil
         return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k,
                                               documents: documents)
     }

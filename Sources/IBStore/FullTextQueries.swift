@@ -25,23 +25,18 @@ extension Library {
         }
     }
 
-    /// How many chunks match each FTS5 phrase expression ('"word"', '"stem"*'):
-    /// exactly the count bm25() makes (a prefix's rows counted once), kept on
-    /// the connection while the library is unchanged, so that a search's
-    /// ranking (ib_bm25's third argument) need not count them again. A server
-    /// searching many times meets the same words again.
-    public func phraseDocuments(_ phrases: [String]) throws -> [Int] {
-        try documentFrequencyMemo.validate(version: try libraryVersion(), making: makeVocabularyTable)
-        let count = try db.prepare("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")
-        return try phrases.map { phrase in
-            if let known = documentFrequencyMemo.phrases[phrase] { return known }
-            count.reset()
-            defer { count.reset() }
-            try count.bind(1, phrase)
-            let n = try count.step() ? count.int(0) : 0
-            documentFrequencyMemo.phrases[phrase] = n
-            return n
-        }
+    /// For ib_bm25's third argument: how many chunks hold each of `words`
+    /// (whole words, each a phrase of the query in order), where that is
+    /// exactly the count bm25() would make, else nil (bm25() then counts it).
+    /// A word of lower-case ASCII letters and digits is one token, indexed as
+    /// it is, and its row of the vocabulary gives its count in one lookup
+    /// (documentFrequencies, kept between searches); a prefix, or a word the
+    /// tokenizer may fold otherwise, is left to bm25().
+    public func exactDocumentCounts(_ words: [(word: String, prefix: Bool)]) throws -> [Int?] {
+        let plain = words.map { !$0.prefix && !$0.word.isEmpty && $0.word.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) } }
+        let known = try documentFrequencies(zip(words, plain).filter { $1 }.map { $0.0 })
+        var next = known.makeIterator()
+        return plain.map { $0 ? next.next() : nil }
     }
 
     /// FTS5's vocabulary as a table, in the connection's temp schema.
@@ -91,10 +86,10 @@ extension Library {
     /// its IDF counted against `rows` chunks when given (ScopeStatistics: the
     /// specification then carries the scope's document counts).
     /// Ties go to the earlier chunk.
-    /// `documents` (whole library, no concepts): each phrase's phraseDocuments count, which
-    /// ranking then does not count again.
+    /// `documents` (whole library, no concepts): each phrase's count where exactDocumentCounts
+    /// knows it, which ranking then does not count again.
     public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, in scope: SearchScope?, limit: Int,
-                                   documents: [Int]? = nil) throws -> [ChunkHit] {
+                                   documents: [Int?]? = nil) throws -> [ChunkHit] {
         let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?6)" : "-ib_concepts(chunks_fts, ?6, ?7)"
         let statement: Statement
         if let scope {
@@ -131,7 +126,9 @@ extension Library {
         try statement.bind(2, limit)
         if let concepts { try statement.bind(6, concepts) }
         if let rows, concepts != nil { try statement.bind(7, rows) }
-        if let documents, scope == nil, concepts == nil { try statement.bind(8, documents.map(String.init).joined(separator: " ")) }
+        if let documents, scope == nil, concepts == nil {
+            try statement.bind(8, documents.map { $0.map(String.init) ?? "-" }.joined(separator: " "))
+        }
         var out: [ChunkHit] = []
         while try statement.step() {
             out.append(ChunkHit(ref: ChunkRef(seq: statement.int(0)), bookID: statement.text(1),
@@ -220,8 +217,6 @@ struct DocumentFrequencyMemo {
     typealias Version = LibraryVersion
     static let capacity = 4096
     var counts: [Key: Int] = [:]
-    /// Chunks matching each phrase expression (Library.phraseDocuments).
-    var phrases: [String: Int] = [:]
     /// The library's number of chunks (Library.chunkTotal).
     var chunks: Int? = nil
     private var version: Version? = nil
@@ -230,7 +225,7 @@ struct DocumentFrequencyMemo {
     /// when there are too many); the first call makes the vocabulary table.
     mutating func validate(version now: Version, making table: () throws -> Void) rethrows {
         if version == nil { try table() }
-        if version != now || counts.count > Self.capacity || phrases.count > Self.capacity { counts = [:]; phrases = [:]; chunks = nil }
+        if version != now || counts.count > Self.capacity { counts = [:]; chunks = nil }
         version = now
     }
 }

@@ -54,6 +54,25 @@ extension LibraryTests {
         XCTAssertGreaterThan(many, 30, "phrases in many chunks (ranked)")
     }
 
+    /// exactDocumentCounts gives a plain word's count, the very count bm25() makes
+    /// (rows matching the phrase), and leaves a prefix or a word with other
+    /// characters to bm25().
+    func testExactDocumentCountsAreWhatBM25Counts() throws {
+        _ = try storeBooksOfVariedChunks()
+        let library = try Library.open(path: dbPath)
+        let words: [(word: String, prefix: Bool)] = [("whale", false), ("harpoon", true), ("filler3", false), ("zzz", false),
+                                                     ("café", false), ("sea", false), ("night", false), ("two words", false)]
+        let counts = try library.exactDocumentCounts(words)
+        XCTAssertEqual(counts.count, words.count)
+        for (word, count) in zip(words, counts) {
+            if word.prefix || word.word == "café" || word.word == "two words" { XCTAssertNil(count, word.word); continue }
+            let matched = try library.db.scalarInt("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", "\"\(word.word)\"")
+            XCTAssertEqual(count, matched, word.word)
+        }
+        XCTAssertGreaterThan(counts[0] ?? 0, 10)
+        XCTAssertEqual(counts[3], 0)
+    }
+
     func testSeveralRangesInOneQueryFindWhatOneQueryARangeFinds() throws {
         let ids = try storeBooksOfVariedChunks()
         let library = try Library.open(path: dbPath)
