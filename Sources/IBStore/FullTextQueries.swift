@@ -109,8 +109,8 @@ extension Library {
             try statement.bind(5, high)
         } else {
             // The whole library: rank inside FTS5 alone, then look up the few winners.
-            // bm25() there is ib_bm25() and -ib_concepts() ib_concepts_top(): the same
-            // scores without reading the length of rows that cannot make the LIMIT
+            // bm25() is computed there by ib_bm25(), and -ib_concepts() by ib_concepts_top(): the
+            // same scores without reading the length of rows that cannot make the LIMIT
             // (CIBRank; they need the LIMIT and no other WHERE term, as here).
             let ranked = limit > 1_000_000 ? rank
                 : concepts == nil ? (documents == nil ? "ib_bm25(chunks_fts, ?2)" : "ib_bm25(chunks_fts, ?2, ?8)")
@@ -214,16 +214,15 @@ public struct LibraryVersion: Equatable, Sendable {
 /// vocabulary table is made on the first use of a connection.
 struct DocumentFrequencyMemo {
     struct Key: Hashable { let word: String; let prefix: Bool }
-    typealias Version = LibraryVersion
     static let capacity = 4096
     var counts: [Key: Int] = [:]
     /// The library's number of chunks (Library.chunkTotal).
     var chunks: Int? = nil
-    private var version: Version? = nil
+    private var version: LibraryVersion? = nil
 
     /// Forgets every count when the library changed since they were read (or
     /// when there are too many); the first call makes the vocabulary table.
-    mutating func validate(version now: Version, making table: () throws -> Void) rethrows {
+    mutating func validate(version now: LibraryVersion, making table: () throws -> Void) rethrows {
         if version == nil { try table() }
         if version != now || counts.count > Self.capacity { counts = [:]; chunks = nil }
         version = now
