@@ -47,6 +47,7 @@ public enum ModelVerification {
             let fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd >= 0 { close(fd) }
         }
+        if mode == .onFirstUse { file.recache() }
     }
 
     /// The stamp that records a successful hash of this exact file.

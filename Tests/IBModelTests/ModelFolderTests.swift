@@ -103,5 +103,30 @@ final class ModelFolderTests: XCTestCase {
         let encoder = try SentenceEncoder(directory: dir)
         XCTAssertEqual(encoder.modelID, "good")
         XCTAssertTrue(FileSystem.isDirectory(scratch + "/cache/ib/verified"), "the sha256 stamp was written")
+        // The first hash dropped the file's pages to bring them back in large folios: the
+        // weights read after it are the same.
+        let reference = try SentenceEncoder(directory: model, verify: .structureOnly)
+        XCTAssertEqual(encoder.embed(["The weights after their first hash."]), reference.embed(["The weights after their first hash."]))
+    }
+
+    /// The weights' mapping carries MADV_HUGEPAGE (the "hg" flag of its /proc/self/smaps entry),
+    /// so that a read missing the page cache brings the file in as 2 MiB folios.
+    func testTheWeightsAreMappedForHugePages() throws {
+        guard FileSystem.exists("/sys/kernel/mm/transparent_hugepage/enabled") else {
+            throw XCTSkip("this kernel has no transparent huge pages")
+        }
+        let path = model + "/model.safetensors"
+        guard let resolved = realpath(path, nil) else { return XCTFail("\(path) is missing") }
+        let real = String(cString: resolved); free(resolved)
+        let file = try SafeTensors(path: path)
+        let smaps = String(decoding: try FileSystem.read("/proc/self/smaps"), as: UTF8.self)
+        let entries = smaps.split(separator: "\n", omittingEmptySubsequences: false)
+        var flags: [String] = []
+        for (i, line) in entries.enumerated() where line.hasSuffix(" " + real) {
+            if let vm = entries[(i + 1)...].first(where: { $0.hasPrefix("VmFlags:") }) { flags.append(String(vm)) }
+        }
+        XCTAssertFalse(flags.isEmpty, "no mapping of \(real) in /proc/self/smaps")
+        for vm in flags { XCTAssertTrue(vm.split(separator: " ").contains("hg"), "not advised for huge pages: \(vm)") }
+        withExtendedLifetime(file) {}
     }
 }
