@@ -111,13 +111,55 @@ public struct BookOutline: Sendable {
         return lo == 0 ? nil : lo - 1
     }
 
-    /// The dates of a unit: its own, else its nearest dated ancestor's.
+    /// The dates of a unit: its own, else its nearest dated ancestor's; a day written
+    /// without its year takes the year of the dated unit around it (see withYear).
     public func dates(of ord: Int) -> (from: String, to: String)? {
+        guard let dated = nearestDated(ord), let from = units[dated].dateFrom else { return nil }
+        let to = units[dated].dateTo ?? from
+        let around = units[dated].parent.flatMap(nearestDated).flatMap { u in units[u].dateFrom.map { (from: $0, to: units[u].dateTo ?? $0) } }
+        return (BookOutline.withYear(from, around: around), BookOutline.withYear(to, around: around, end: true))
+    }
+
+    /// The unit itself when it has a date, else its nearest dated ancestor.
+    func nearestDated(_ ord: Int) -> Int? {
         var current: Int? = ord
-        while let c = current {
-            if let from = units[c].dateFrom { return (from, units[c].dateTo ?? from) }
-            current = units[c].parent
+        while let c = current, units[c].dateFrom == nil { current = units[c].parent }
+        return current
+    }
+
+    /// `date` with the year of `around` when it has none: a diary's "September 2nd." ('--09-02')
+    /// inside its month "SEPTEMBER 1666" ('1666-09') is 1666-09-02, not the 2nd of every
+    /// September; a day of an earlier month than a dated month around it is the next year's
+    /// (a "December 1666" that ends on "January 1st"). Inside an Old Style double year
+    /// ("JANUARY 1659-1660") the day is in either year: its start (`end` false) takes the
+    /// first, its end the second (1659-01-01 to 1660-01-01, the same day in two years; see
+    /// StructureFocus.matches). A span of years around it says nothing.
+    public static func withYear(_ date: String, around: (from: String, to: String)?, end: Bool = false) -> String {
+        guard let around, date.utf8.count == 7, date.utf8.starts(with: [0x2D, 0x2D]),   // '--MM-DD'
+              let first = leadingYear(around.from), let last = leadingYear(around.to) else { return date }
+        if last == first + 1 { return String(end ? last : first) + date.dropFirst(1) }
+        guard last == first else { return date }
+        // '1666-09': the month around; a day of an earlier month is the next year's.
+        let later = twoDigits(date, at: 2).flatMap { month in twoDigits(around.from, at: 5).map { month < $0 } } ?? false
+        return String(later ? first + 1 : first) + date.dropFirst(1)
+    }
+
+    /// The number written by the two digits at byte `at` of `text`, if they are digits.
+    static func twoDigits(_ text: String, at: Int) -> Int? {
+        let u = text.utf8
+        guard u.count >= at + 2 else { return nil }
+        let a = u[u.index(u.startIndex, offsetBy: at)], b = u[u.index(u.startIndex, offsetBy: at + 1)]
+        guard a >= 0x30 && a <= 0x39 && b >= 0x30 && b <= 0x39 else { return nil }
+        return Int(a - 0x30) * 10 + Int(b - 0x30)
+    }
+
+    /// The year a date starts with ('1666', '1666-09', '1666-09-02'); nil for '--09-02'.
+    static func leadingYear(_ date: String) -> Int? {
+        var y = 0, n = 0
+        for c in date.utf8 {
+            guard c >= 0x30 && c <= 0x39 else { break }
+            y = y * 10 + Int(c - 0x30); n += 1
         }
-        return nil
+        return n == 4 ? y : nil
     }
 }

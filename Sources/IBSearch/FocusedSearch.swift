@@ -145,17 +145,30 @@ extension SearchEngine {
     static func structures(_ bookIDs: [String], library: Library) throws -> [String: [SearchSection]] {
         let rows = try library.sections(bookIDs: bookIDs)
         var out: [String: [SearchSection]] = [:]
-        for id in bookIDs { out[id] = (rows[id] ?? []).compactMap(searchSection) }
+        for id in bookIDs {
+            // Rows come in order, a parent before its units: each unit's nearest dates
+            // (its own, else its parent's) are known when its units come. A day without its
+            // year takes the year of the unit around it (a diary's month).
+            var nearest: [Int: (from: String, to: String)] = [:]
+            out[id] = (rows[id] ?? []).compactMap { row in
+                let around = row.parent.flatMap { nearest[$0] }
+                if let from = row.dateFrom { nearest[row.ord] = (from, row.dateTo ?? from) } else if let around { nearest[row.ord] = around }
+                return searchSection(row, around: around)
+            }
+        }
         return out
     }
 
-    /// A section as the focus reads it; nil when it covers no chunk.
-    static func searchSection(_ row: SectionRow) -> SearchSection? {
+    /// A section as the focus reads it; nil when it covers no chunk. `around`: the dates of
+    /// the nearest dated unit around it, which give a year to a day written without one.
+    static func searchSection(_ row: SectionRow, around: (from: String, to: String)? = nil) -> SearchSection? {
         guard let first = row.firstChunk, let last = row.lastChunk, last >= first else { return nil }
+        let from = row.dateFrom.map { BookOutline.withYear($0, around: around) }
+        let to = row.dateTo.map { BookOutline.withYear($0, around: around, end: true) }
         var unit = SearchSection(bookID: row.bookID, ord: row.ord, parent: row.parent, kind: row.kind, number: row.number,
-                                 title: row.title, path: row.path, dateFrom: BookDate(row.dateFrom), dateTo: BookDate(row.dateTo),
+                                 title: row.title, path: row.path, dateFrom: BookDate(from), dateTo: BookDate(to),
                                  voice: row.voice, place: row.place, chunks: first...last)
-        unit.dateText = (row.dateFrom, row.dateTo)
+        unit.dateText = (from, to)
         return unit
     }
 

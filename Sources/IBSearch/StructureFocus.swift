@@ -22,15 +22,23 @@ public struct BookDate: Sendable, Equatable {
 
     public init?(_ text: String?) {
         guard let text, !text.isEmpty else { return nil }
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        if text.hasPrefix("--") {
-            guard parts.count == 4, let m = Int(parts[2]), let d = Int(parts[3]) else { return nil }
+        // Numbers between dashes, read from the bytes (a diary has thousands of dates).
+        var fields: [Int?] = [nil], digits = 0
+        for c in text.utf8 {
+            if c == 0x2D { fields.append(nil); digits = 0; continue }
+            guard c >= 0x30 && c <= 0x39, digits < 9 else { return nil }
+            fields[fields.count - 1] = (fields[fields.count - 1] ?? 0) * 10 + Int(c - 0x30)
+            digits += 1
+        }
+        if text.utf8.starts(with: [0x2D, 0x2D]) {
+            guard fields.count == 4, fields[0] == nil, fields[1] == nil, let m = fields[2], let d = fields[3] else { return nil }
             year = nil; month = m; day = d
         } else {
-            guard let y = Int(parts[0]) else { return nil }
+            guard let y = fields[0], fields.count <= 3 else { return nil }
             year = y
-            month = parts.count > 1 ? Int(parts[1]) : nil
-            day = parts.count > 2 ? Int(parts[2]) : nil
+            month = fields.count > 1 ? fields[1] : nil
+            day = fields.count > 2 ? fields[2] : nil
+            if fields.count > 1 && month == nil || fields.count > 2 && day == nil { return nil }
         }
         if let m = month, !(1...12).contains(m) { return nil }
         if let d = day, !(1...31).contains(d) { return nil }
@@ -261,8 +269,10 @@ public enum StructureFocus {
             return from.month == to.month ? (d0...max(d0, d1)).contains(day) : (day >= d0 || day <= d1)
         }
         guard let qFrom = date.from, let qTo = date.to else { return true }   // a year alone
-        // The unit's span as month-days; one crossing a year's end (or years) covers all.
-        if let y0 = from.year, let y1 = to.year, y1 > y0 { return true }
+        // The unit's span as month-days; one crossing a year's end (or years) covers all,
+        // but for one day in two years (a day inside an Old Style double year: either year).
+        let sameDay = from.month != nil && from.month == to.month && from.day != nil && from.day == to.day
+        if let y0 = from.year, let y1 = to.year, y1 > y0, !sameDay { return true }
         guard let m0 = from.month else { return true }
         let m1 = to.month ?? m0
         let u0 = m0 * 100 + (from.day ?? 1)

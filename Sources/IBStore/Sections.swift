@@ -59,16 +59,27 @@ extension Library {
             statement.reset()
             try statement.bind(1, bookID)
             var rows: [SectionRow] = []
+            var rowOfOrd: [Int: Int] = [:]
             while try statement.step() {
-                let pathText = statement.optionalText(6) ?? "[]"
-                let path = paths[pathText] ?? {
-                    let parsed = (try? JSON.parse(pathText))?.arrayValue?.compactMap(\.stringValue) ?? []
-                    paths[pathText] = parsed
-                    return parsed
-                }()
-                rows.append(SectionRow(bookID: bookID, ord: statement.optionalInt(0) ?? 0, parent: statement.optionalInt(1),
+                let title = statement.optionalText(5) ?? ""
+                let parent = statement.optionalInt(1)
+                // A unit's path is its parent's and its own title (BookOutline makes it so): a
+                // diary's thousands of entries are not each parsed from JSON.
+                let path: [String]
+                if let parent, let p = rowOfOrd[parent] {
+                    path = rows[p].path + [title]
+                } else {
+                    let pathText = statement.optionalText(6) ?? "[]"
+                    path = paths[pathText] ?? {
+                        let parsed = (try? JSON.parse(pathText))?.arrayValue?.compactMap(\.stringValue) ?? []
+                        paths[pathText] = parsed
+                        return parsed
+                    }()
+                }
+                rowOfOrd[statement.optionalInt(0) ?? 0] = rows.count
+                rows.append(SectionRow(bookID: bookID, ord: statement.optionalInt(0) ?? 0, parent: parent,
                                        depth: statement.optionalInt(2) ?? 0, kind: statement.optionalText(3),
-                                       number: statement.optionalInt(4), title: statement.optionalText(5) ?? "", path: path,
+                                       number: statement.optionalInt(4), title: title, path: path,
                                        dateFrom: statement.optionalText(7), dateTo: statement.optionalText(8),
                                        voice: statement.optionalText(9), place: statement.optionalText(10),
                                        startPage: statement.optionalInt(11) ?? 0, startOffset: statement.optionalInt(12) ?? 0,

@@ -104,6 +104,29 @@ final class StructureTests: XCTestCase {
         XCTAssertFalse(units.contains { $0.title == "a time" })
     }
 
+    /// A day a diary writes without its year ("September 2nd.") takes the year of its month
+    /// ("SEPTEMBER 1666"), both years of an Old Style double year, none from a month that is
+    /// itself yearless; a day of an earlier month than its dated month is the next year's.
+    func testADayTakesTheYearOfTheUnitAroundIt() {
+        XCTAssertEqual(BookOutline.withYear("--09-02", around: ("1666-09", "1666-09")), "1666-09-02")
+        XCTAssertEqual(BookOutline.withYear("--09-02", around: ("1666", "1666")), "1666-09-02")
+        XCTAssertEqual(BookOutline.withYear("--01-01", around: ("1666-12", "1666-12")), "1667-01-01")
+        XCTAssertEqual(BookOutline.withYear("--01-01", around: ("1659-01", "1660-01")), "1659-01-01", "Old Style: either year")
+        XCTAssertEqual(BookOutline.withYear("--01-01", around: ("1659-01", "1660-01"), end: true), "1660-01-01")
+        XCTAssertEqual(BookOutline.withYear("--01-01", around: ("1659", "1662")), "--01-01", "years say nothing of the day's")
+        XCTAssertEqual(BookOutline.withYear("--05-03", around: ("--05", "--05")), "--05-03")
+        XCTAssertEqual(BookOutline.withYear("--05-03", around: nil), "--05-03")
+        XCTAssertEqual(BookOutline.withYear("1832-02-29", around: ("1833", "1833")), "1832-02-29", "a full date is kept")
+        let outline = BookOutline(pages: [
+            (1, [StructureMark(at: 0, depth: 0, kind: "chapter", title: "SEPTEMBER 1666", date: "1666-09"),
+                 StructureMark(at: 20, depth: 1, kind: "entry", title: "September 2nd.", date: "--09-02")]),
+            (2, [StructureMark(at: 0, depth: 0, kind: "chapter", title: "I"),
+                 StructureMark(at: 5, depth: 1, kind: "entry", title: "3 May. Bistritz.", date: "--05-03")]),
+        ])
+        XCTAssertEqual(outline.dates(of: 1)?.from, "1666-09-02", "a chunk in the entry is dated with the year")
+        XCTAssertEqual(outline.dates(of: 3)?.from, "--05-03", "a diary that gives no year keeps none")
+    }
+
     func testJulianDayShownIsKept() {
         XCTAssertEqual(StructureDates.reconciled("1660-10-11", shown: "October 1st"), "1660-10-01")
         XCTAssertEqual(StructureDates.reconciled("1661-03-03", shown: "21st"), "1661-02-21")   // across a month

@@ -2,6 +2,8 @@
 // scenes, a diary's dated entries with voices and places, essays by title; and
 // what narrows (a day, a scene) against what says little (half a book).
 import XCTest
+import IBCore
+import IBStore
 @testable import IBSearch
 
 final class StructureFocusTests: XCTestCase {
@@ -134,6 +136,41 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(ranges("in February 1714", book, chunks: 100).map(\.chunks), [0...4])
         // A yearless diary matches a dated question by month and day.
         XCTAssertEqual(ranges("on May 3rd, 1893", diary, chunks: 100).map(\.chunks), [0...9])
+    }
+
+    /// A diary whose entries give the day alone ("September 2nd.") inside months that give the
+    /// year ("SEPTEMBER 1665", "SEPTEMBER 1666"), read from a library: "2 September 1666" is
+    /// one entry, not the 2nd of every September.
+    func testADiaryDayTakesItsMonthsYear() throws {
+        var template = Array("/tmp/ibsearch-focus-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        addTeardownBlock { _ = system("rm -rf '\(directory)'") }
+        let library = try Library.open(path: directory + "/library.db")
+        let sha = SHA256.hex("a diary of two years")
+        let id = BookRecord.id(forSHA256: sha)
+        let indexer = Indexer(library: library)
+        try indexer.add(.book(BookRecord(id: id, title: "Diary", authors: [], language: nil, format: "epub", source: "/d", sha256: sha, pageCount: 4)))
+        let pages = [("SEPTEMBER 1665", "1665-09"), ("September 2nd.", "--09-02"), ("SEPTEMBER 1666", "1666-09"), ("September 2nd.", "--09-02")]
+        for (i, (title, date)) in pages.enumerated() {
+            var page = PageRecord(bookID: id, page: i + 1, text: title + " The clerk walked to the office and wrote his letters.")
+            page.extra["structure"] = .array([StructureMark(at: 0, depth: i % 2, kind: i % 2 == 0 ? "chapter" : "entry", title: title, date: date).json])
+            try indexer.add(.page(page))
+            try indexer.add(.chunk(ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
+                                               endOffset: page.text.unicodeScalars.count, tokenCount: 20, text: page.text)))
+        }
+        try indexer.finish()
+        let units = try SearchEngine.structures([id], library: library)
+        XCTAssertEqual(units[id]?.map(\.dateText.from), ["1665-09", "1665-09-02", "1666-09", "1666-09-02"])
+        let found = StructureFocus.ranges(QueryReferences.parse("What happened on 2 September 1666?"), words: [], units: units, chunkCounts: [id: 4])
+        XCTAssertEqual(found.map(\.chunks), [3...3])
+        // Inside an Old Style "FEBRUARY 1660-1661" the day is in either year, and no other.
+        let oldStyle = [unit(0, kind: "chapter", title: "FEBRUARY 1659-1660", from: "1659-02", to: "1660-02", chunks: 0...9),
+                        unit(1, parent: 0, kind: "entry", title: "February 14th.", from: "1659-02-14", to: "1660-02-14", chunks: 0...0),
+                        unit(2, parent: 0, kind: "entry", title: "February 15th.", from: "1659-02-15", to: "1660-02-15", chunks: 1...9),
+                        unit(3, kind: "chapter", title: "FEBRUARY 1661-1662", from: "1661-02", to: "1662-02", chunks: 10...99),
+                        unit(4, parent: 3, kind: "entry", title: "February 14th.", from: "1661-02-14", to: "1662-02-14", chunks: 10...10)]
+        XCTAssertEqual(ranges("on 14 February 1660", oldStyle, chunks: 100).map(\.chunks), [0...0])
+        XCTAssertEqual(ranges("on 14 February 1659", oldStyle, chunks: 100).map(\.chunks), [0...0])
     }
 
     func testBookSharesScaleOtherBooks() {
