@@ -379,13 +379,16 @@ public enum StructureFocus {
         for book in units.values {
             var inBook: [String: [SearchSection]] = [:]
             for unit in book {
-                let text = [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
+                // A diary's thousands of entries: no string built, no set made, for a unit that matches nothing.
+                let text = unit.voice == nil && unit.place == nil ? unit.title
+                    : [unit.title, unit.voice ?? "", unit.place ?? ""].joined(separator: " ")
                 let unitWords = read[text] ?? {
                     let words = Set(QueryText.words(text).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
                     read[text] = words
                     return words
                 }()
-                for word in asked.intersection(unitWords) where strong.contains(word) || unitWords.intersection(question).count >= 2 {
+                for word in asked where unitWords.contains(word) {
+                    guard strong.contains(word) || question.lazy.filter({ unitWords.contains($0) }).count >= 2 else { continue }
                     inBook[word, default: []].append(unit)
                 }
             }
