@@ -45,9 +45,13 @@ public enum ModelVerification {
             let dir = String(stamp[..<stamp.lastIndex(of: "/")!])
             try? FileSystem.createDirectories(dir)
             let fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            if fd >= 0 { close(fd) }
+            if fd >= 0 {
+                close(fd)
+                // Once per file: where no stamp can be written the hash runs at every load,
+                // and dropping the file from the cache each time would read it from disk too.
+                if mode == .onFirstUse { file.recache() }
+            }
         }
-        if mode == .onFirstUse { file.recache() }
     }
 
     /// The stamp that records a successful hash of this exact file.

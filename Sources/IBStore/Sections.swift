@@ -43,9 +43,11 @@ extension Library {
     }
 
     /// Each book's sections in order (books without any are left out). One
-    /// prepared statement for all, read by column, each distinct path parsed
-    /// once: a search over a library of many books reads every book's
-    /// structure, and copies of a book share their titles.
+    /// prepared statement for all, read by column; a unit's path is its
+    /// parent's plus its title, and a top-level path is parsed from JSON once
+    /// per distinct text: a search over a library of many books reads every
+    /// book's structure, copies of a book share their titles, and a diary has
+    /// thousands of entries.
     public func sections(bookIDs: [String]) throws -> [String: [SectionRow]] {
         let statement = try db.prepare("""
             SELECT ord, parent, depth, kind, number, title, path, date_from, date_to, voice, place,
@@ -61,6 +63,7 @@ extension Library {
             var rows: [SectionRow] = []
             var rowOfOrd: [Int: Int] = [:]
             while try statement.step() {
+                let ord = statement.optionalInt(0) ?? 0
                 let title = statement.optionalText(5) ?? ""
                 let parent = statement.optionalInt(1)
                 // A unit's path is its parent's and its own title (BookOutline makes it so): a
@@ -76,8 +79,8 @@ extension Library {
                         return parsed
                     }()
                 }
-                rowOfOrd[statement.optionalInt(0) ?? 0] = rows.count
-                rows.append(SectionRow(bookID: bookID, ord: statement.optionalInt(0) ?? 0, parent: parent,
+                rowOfOrd[ord] = rows.count
+                rows.append(SectionRow(bookID: bookID, ord: ord, parent: parent,
                                        depth: statement.optionalInt(2) ?? 0, kind: statement.optionalText(3),
                                        number: statement.optionalInt(4), title: title, path: path,
                                        dateFrom: statement.optionalText(7), dateTo: statement.optionalText(8),
