@@ -121,6 +121,7 @@ enum EPUBParser {
         for entry in outlineTOC { outlineByPath[entry.path, default: []].append(entry) }
         var carried: [Int: String] = [:]
         var previousDepth = 0
+        var dayEntries = DayEntries()
         for d in documents.indices {
             let entries = (outlineByPath[documents[d].path] ?? []).map {
                 DocumentStructure.Entry(offset: $0.fragment.flatMap { documents[d].anchors[$0] } ?? 0, depth: $0.depth, title: $0.title)
@@ -129,7 +130,7 @@ enum EPUBParser {
                                                     baseDepth: entries.map(\.depth).min() ?? previousDepth)
             let units = DocumentStructure.units(documents[d].units, text: documents[d].text, outline: outline,
                                                 baseDepth: (outline.map(\.mark.depth).min() ?? previousDepth) + 1, carried: &carried)
-            documents[d].marks = (outline + units).sorted { $0.offset < $1.offset }
+            documents[d].marks = dayEntries.adding(to: outline + units, text: documents[d].text)
             if let first = entries.first { previousDepth = first.depth }
         }
 

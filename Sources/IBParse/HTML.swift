@@ -24,7 +24,11 @@ enum Sectioning {
         var sectionLevel = 6
         for level in 1...6 where headings.filter({ $0.level <= level }).count >= 2 { sectionLevel = level; break }
         let starts = headings.filter { $0.level <= sectionLevel }
-        let marks = headingMarks(headings)
+        var dayEntries = DayEntries()
+        let allMarks = dayEntries.adding(to: headingMarks(headings), text: text)
+        func marks(_ range: Range<Int>) -> [PlacedMark] {
+            allMarks.filter { range.contains($0.offset) }.map { var m = $0; m.offset -= range.lowerBound; return m }
+        }
         var sections: [Pagination.Section] = []
         var position = 0
         var title: String? = nil
@@ -48,15 +52,11 @@ enum Sectioning {
 
     /// Every heading as a structure mark, its depth the rank of its level among
     /// the levels used; a lone title heading above all the others is left out.
-    /// Returns the marks of a byte range, offsets made relative to its start.
-    static func headingMarks(_ headings: [(offset: Int, level: Int, title: String)]) -> (Range<Int>) -> [PlacedMark] {
+    static func headingMarks(_ headings: [(offset: Int, level: Int, title: String)]) -> [PlacedMark] {
         var kept = headings
         let top = headings.map(\.level).min() ?? 1
         if headings.filter({ $0.level == top }).count == 1, headings.first?.level == top, headings.count > 1 { kept.removeFirst() }
         let levels = Array(Set(kept.map(\.level))).sorted()
-        let marks = kept.map { DocumentStructure.mark(title: $0.title, depth: levels.firstIndex(of: $0.level) ?? 0, offset: $0.offset) }
-        return { range in
-            marks.filter { range.contains($0.offset) }.map { var m = $0; m.offset -= range.lowerBound; return m }
-        }
+        return kept.map { DocumentStructure.mark(title: $0.title, depth: levels.firstIndex(of: $0.level) ?? 0, offset: $0.offset) }
     }
 }

@@ -143,6 +143,69 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(Day(year: 2000, month: 3, day: 1)!.serial - Day(year: 2000, month: 2, day: 28)!.serial, 2)
     }
 
+    /// A plain edition's days: paragraphs opening with the date under a month's
+    /// heading, carried across the book's documents; a lone "1st." and numbered
+    /// points outside a dated unit are none.
+    func testAPlainDiarysDaysAreEntries() throws {
+        let first = xhtml("""
+            <h2 id="jan">JANUARY 1659-1660</h2><p>Blessed be God, at the end of the last year I was in very good health.</p>
+            <p>Jan. 1st (Lord\u{2019}s day). This morning I rose, put on my suit with great skirts.</p>
+            <p>2nd. In the morning before I went forth old East brought me a dozen of bottles of sack.</p>
+            """)
+        let second = xhtml("""
+            <p>3rd. All the day at the office.</p><p>[A note of the editor\u{2019}s.]</p>
+            <h2 id="feb">FEBRUARY 1659-1660</h2><p>1st. Up early.</p><p>Feb. 2nd: to Westminster.</p><p>3 February. By water.</p>
+            <h2 id="mar">MARCH 1660</h2><p>1st. Up early, and nothing more this month.</p>
+            <h2 id="notes">NOTES</h2><p>1st. That the clerk be paid.</p><p>2nd. That the office be swept.</p>
+            """)
+        let nav = """
+            <nav epub:type="toc"><ol><li><a href="a.xhtml#jan">JANUARY 1659-1660</a></li><li><a href="b.xhtml#feb">FEBRUARY 1659-1660</a></li>
+            <li><a href="b.xhtml#mar">MARCH 1660</a></li><li><a href="b.xhtml#notes">NOTES</a></li></ol></nav>
+            """
+        let dir = TempDir()
+        let path = dir.write("p.epub", makeEPUB(chapters: [("a.xhtml", first), ("b.xhtml", second)], nav: nav))
+        let units = try outline(try parseFile(path).1).units
+        let entries = units.filter { $0.kind == "entry" }
+        guard entries.count == 6 else { return XCTFail("entries: \(entries.map(\.title))") }
+        XCTAssertEqual(entries.map(\.title), ["January 1st (Lord\u{2019}s day)", "January 2nd", "January 3rd",
+                                              "February 1st", "February 2nd", "February 3"])
+        XCTAssertEqual(entries.map(\.dateFrom), ["--01-01", "--01-02", "--01-03", "--02-01", "--02-02", "--02-03"])
+        XCTAssertEqual(entries.map { $0.path.first }, ["JANUARY 1659-1660", "JANUARY 1659-1660", "JANUARY 1659-1660",
+                                                     "FEBRUARY 1659-1660", "FEBRUARY 1659-1660", "FEBRUARY 1659-1660"])
+        // The day takes its month's Old Style year, as any yearless day does.
+        XCTAssertEqual(BookOutline.withYear(entries[2].dateFrom!, around: ("1659-01", "1660-01")), "1659-01-03")
+        // Markdown: the same paragraphs under "##" headings.
+        let markdown = dir.write("p.md", """
+            # The Diary\n\n## SEPTEMBER 1666\n\nSept. 2nd (Lord\u{2019}s day). Some of our maids sitting up late.\n\n\
+            3rd. About four o\u{2019}clock in the morning.\n\n4th. Up by break of day.\n
+            """)
+        let days = try outline(try parseFile(markdown).1).units.filter { $0.kind == "entry" }
+        XCTAssertEqual(days.map(\.dateFrom), ["--09-02", "--09-03", "--09-04"])
+        XCTAssertEqual(days.map(\.path), [["SEPTEMBER 1666", "September 2nd (Lord\u{2019}s day)"], ["SEPTEMBER 1666", "September 3rd"],
+                                          ["SEPTEMBER 1666", "September 4th"]])
+    }
+
+    func testDayOpenings() {
+        func day(_ s: String) -> String? {
+            DayEntries.opening(s).map { "\($0.month.map(String.init) ?? "-") \($0.day) \($0.aside ?? "")" }
+        }
+        XCTAssertEqual(day("2nd. In the morning"), "- 2 ")
+        XCTAssertEqual(day("22d. Up betimes"), "- 22 ")
+        XCTAssertEqual(day("Jan. 1st (Lord\u{2019}s day). This morning"), "1 1 (Lord\u{2019}s day)")
+        XCTAssertEqual(day("September 2nd: Some of our maids"), "9 2 ")
+        XCTAssertEqual(day("3 May. Bistritz."), "5 3 ")
+        XCTAssertEqual(day("30th. (Lord\u{2019}s day.) At church"), "- 30 ")
+        XCTAssertEqual(day("4th."), "- 4 ")
+        XCTAssertNil(day("4th"), "no stop: not a date line")
+        XCTAssertNil(day("3. The third point"), "a bare number is a numbered point")
+        XCTAssertNil(day("2nd of all, we went"), "the date is not the sentence")
+        XCTAssertNil(day("May I come in?"))
+        XCTAssertNil(day("1660 was a year of wonders."))
+        XCTAssertNil(day("The 2nd. Up early"))
+        XCTAssertNil(day("32nd. No such day"))
+        XCTAssertNil(day("may 3rd. lower case"))
+    }
+
     func testMarkdownHeadingsGiveTheHierarchy() throws {
         let dir = TempDir()
         let path = dir.write("m.md", "# The Book\n\n## Part One\n\nText.\n\n### Chapter 1\n\nWords.\n\n### Chapter 2\n\nMore.\n\n## Part Two\n\nEnd.\n")

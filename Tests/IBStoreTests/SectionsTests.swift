@@ -105,6 +105,35 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
     }
 
+    /// A short unit (a plain diary's day) whose opening lines end a chunk that
+    /// started in the day before holds that chunk too, when most of it is the
+    /// unit's; a unit starting in a chunk's last lines, or a long one, does not.
+    func testAShortUnitHoldsTheChunkItsOpeningLiesIn() throws {
+        let sha = SHA256.hex("a diary in chunks of a hundred")
+        let id = BookRecord.id(forSHA256: sha)
+        let text = String(repeating: "word ", count: 160)   // 800 characters
+        var page = PageRecord(bookID: id, page: 1, text: text)
+        let marks = [StructureMark(at: 0, depth: 0, title: "MAY 1660", date: "1660-05"),
+                     StructureMark(at: 20, depth: 1, kind: "entry", title: "May 1st", date: "--05-01"),
+                     StructureMark(at: 170, depth: 1, kind: "entry", title: "May 2nd", date: "--05-02"),
+                     StructureMark(at: 220, depth: 1, kind: "entry", title: "May 3rd", date: "--05-03"),
+                     StructureMark(at: 450, depth: 0, title: "JUNE 1660", date: "1660-06")]
+        page.extra["structure"] = .array(marks.map(\.json))
+        var records: [Record] = [.book(BookRecord(id: id, title: "Diary", authors: [], language: nil, format: "epub",
+                                                  source: "/d", sha256: sha, pageCount: 1)), .page(page)]
+        for i in 0..<8 {   // chunk i holds characters 100i..<100(i+1)
+            records.append(.chunk(ChunkRecord(bookID: id, index: i, startPage: 1, endPage: 1, startOffset: i * 100,
+                                              endOffset: (i + 1) * 100, tokenCount: 20, text: "chunk \(i)")))
+        }
+        try store(records)
+        let sections = try Library.open(path: dbPath).sections(bookID: id)
+        XCTAssertEqual(sections.map(\.title), ["MAY 1660", "May 1st", "May 2nd", "May 3rd", "JUNE 1660"])
+        // May 1st: 80 of chunk 0's 100 characters; May 2nd: chunk 1's last 30 (too few);
+        // May 3rd: 80 of chunk 2's; JUNE 1660 starts its own three chunks (long).
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 0, 2, 2, 5])
+        XCTAssertEqual(sections.map(\.lastChunk), [4, 1, 2, 4, 7])
+    }
+
     /// Migration 0210: sections an earlier ib-parse made chapters by a number
     /// spelled out or a roman numeral before a word lose their kind and number;
     /// bare numerals keep theirs.

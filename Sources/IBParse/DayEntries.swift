@@ -1,0 +1,166 @@
+// A plain diary's entries: editions without entry markup (most of Project
+// Gutenberg's) write each day as a paragraph that opens with its date, under a
+// heading for the month ("JANUARY 1659-1660", then "Jan. 1st (Lord's day).
+// This morning...", "2nd. In the morning..."). Inside a unit dated to a month,
+// or to a year when the paragraph names its month, such a paragraph starts an
+// entry: a mark one level below, kind "entry", titled "January 2nd" and dated
+// '--MM-DD' (the year comes from the unit around it when the outline is read,
+// BookOutline.withYear, as for any yearless day). Two such paragraphs in a unit
+// are needed (one "1st." is a numbered point, not a diary), and a unit whose
+// entries the markup already marks is left as it is.
+import IBCore
+
+struct DayEntries {
+    /// Units open at the end of the text read so far (a book's documents are read in turn).
+    private var open: [(depth: Int, date: String?, kind: String?, id: Int)] = []
+    private var nextID = 0
+    /// Units that already have entries found in an earlier document.
+    private var accepted: Set<Int> = []
+
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                             "October", "November", "December"]
+    /// How far into a paragraph its opening date may reach, in bytes ("September 22nd (Lord's day)." is 30).
+    static let openingReach = 64
+
+    /// `marks` with an entry mark added at each dated paragraph they contain.
+    mutating func adding(to marks: [PlacedMark], text: [UInt8]) -> [PlacedMark] {
+        let sorted = marks.sorted { $0.offset < $1.offset }
+        var found: [(unit: Int, mark: PlacedMark)] = []
+        var next = 0
+        for start in Self.paragraphStarts(text) {
+            var atMark = false
+            while next < sorted.count && sorted[next].offset <= start + 1 {
+                let mark = sorted[next].mark
+                if sorted[next].offset >= start { atMark = true }
+                while let last = open.last, last.depth >= mark.depth { open.removeLast() }
+                open.append((mark.depth, mark.date, mark.kind, nextID)); nextID += 1
+                next += 1
+            }
+            // A heading's own paragraph, or a unit the markup starts here, is not an entry.
+            guard !atMark, let innermost = open.last,
+                  let dated = open.last(where: { $0.date != nil }), let context = Self.monthContext(dated.date!) else { continue }
+            if innermost.kind == "entry" || innermost.kind == "letter" { continue }
+            let end = min(text.count, start + Self.openingReach)
+            guard let opening = Self.opening(String(decoding: text[start..<end], as: UTF8.self)) else { continue }
+            let month: Int
+            switch (opening.month, context) {
+            case (let named?, .month(let m)) where named == m: month = m
+            case (let named?, .year): month = named
+            case (nil, .month(let m)): month = m
+            default: continue
+            }
+            guard opening.day <= CalendarWords.monthLength[month - 1] else { continue }
+            var title = "\(Self.monthNames[month - 1]) \(opening.dayWord)"
+            if let aside = opening.aside { title += " \(aside)" }
+            let date = "--\(StructureDates.pad(month))-\(StructureDates.pad(opening.day))"
+            let mark = StructureMark(at: start, depth: innermost.depth + 1, kind: "entry", title: title, date: date)
+            found.append((dated.id, PlacedMark(offset: start, mark: mark)))
+        }
+        var count: [Int: Int] = [:]
+        for f in found { count[f.unit, default: 0] += 1 }
+        let kept = found.filter { count[$0.unit]! >= 2 || accepted.contains($0.unit) }
+        for f in kept { accepted.insert(f.unit) }
+        guard !kept.isEmpty else { return sorted }
+        return (sorted + kept.map(\.mark)).sorted { $0.offset < $1.offset }
+    }
+
+    enum MonthContext { case month(Int), year }
+
+    /// What a unit's date leaves a paragraph to say: the day ('YYYY-MM', one month of an
+    /// Old Style double year), or the month and day ('YYYY'). A unit dated to a day is an
+    /// entry already.
+    static func monthContext(_ date: String) -> MonthContext? {
+        let parts = date.split(separator: "-")
+        guard !date.hasPrefix("-"), let first = parts.first, first.count == 4 else { return nil }
+        if parts.count == 1 { return .year }
+        if parts.count == 2, let m = Int(parts[1]), (1...12).contains(m) { return .month(m) }
+        return nil
+    }
+
+    struct Opening: Equatable {
+        var month: Int?
+        var day: Int
+        /// The day as the book writes it: "2nd", "22d", "3".
+        var dayWord: String
+        /// A parenthesis after the date: "(Lord's day)".
+        var aside: String?
+    }
+
+    /// The date a paragraph opens with, when the date is all its first sentence says:
+    /// "2nd.", "Jan. 1st (Lord's day).", "September 2nd:", "3 May." A bare number needs a
+    /// month beside it ("3." is a numbered point).
+    static func opening(_ s: String) -> Opening? {
+        var i = s.startIndex
+        func skipSpaces() { while i < s.endIndex, s[i] == " " { i = s.index(after: i) } }
+        func word() -> Substring? {
+            let from = i
+            while i < s.endIndex, s[i].isLetter || s[i].isNumber { i = s.index(after: i) }
+            return from < i ? s[from..<i] : nil
+        }
+        func peekWord() -> Substring? { let saved = i; defer { i = saved }; return word() }
+        guard let first = word() else { return nil }
+        var month: Int? = nil
+        var dayWord: Substring
+        var stoppedAfterMonth = false   // "3 May." ends on the month's stop
+        if let m = CalendarWords.months[first.lowercased()], first.first!.isUppercase {
+            month = m
+            if i < s.endIndex, s[i] == "." { i = s.index(after: i) }
+            skipSpaces()
+            guard let d = word(), StructureDates.day(d) != nil else { return nil }
+            dayWord = d
+        } else if StructureDates.day(first) != nil {
+            dayWord = first
+            let saved = i
+            skipSpaces()
+            if let w = peekWord(), let m = CalendarWords.months[w.lowercased()], w.first!.isUppercase {
+                _ = word(); month = m
+                if i < s.endIndex, s[i] == "." {
+                    i = s.index(after: i)
+                    stoppedAfterMonth = i == s.endIndex || s[i] == " " || s[i] == "\n"
+                }
+            } else {
+                i = saved
+            }
+            guard month != nil || dayWord.contains(where: \.isLetter) else { return nil }
+        } else {
+            return nil
+        }
+        guard let day = StructureDates.day(dayWord) else { return nil }
+        skipSpaces()
+        var aside: String? = nil
+        if i < s.endIndex, s[i] == "(" {
+            guard let close = s[i...].firstIndex(of: ")"), s.distance(from: i, to: close) <= 40,
+                  !s[i..<close].contains("\n") else { return nil }
+            aside = String(s[i...close])
+            i = s.index(after: close)
+            skipSpaces()
+        }
+        // The date is the sentence: a stop after it, then the entry's words (or nothing).
+        let stopped = i < s.endIndex && ".:,;—".contains(s[i])
+        if stopped { i = s.index(after: i) }
+        if stopped {
+            guard i == s.endIndex || s[i] == " " || s[i] == "\n" else { return nil }
+        } else {
+            guard stoppedAfterMonth && aside == nil else { return nil }
+        }
+        return Opening(month: month, day: day, dayWord: String(dayWord), aside: aside)
+    }
+
+    /// Byte offsets where paragraphs start: the text's first non-space and the first
+    /// non-space after each blank line.
+    static func paragraphStarts(_ text: [UInt8]) -> [Int] {
+        var starts: [Int] = []
+        var i = 0
+        var atStart = true
+        var newlines = 0
+        while i < text.count {
+            let b = text[i]
+            if b == 0x0A { newlines += 1 } else if !Pagination.isSpace(b) {
+                if atStart || newlines >= 2 { starts.append(i) }
+                atStart = false; newlines = 0
+            }
+            i += 1
+        }
+        return starts
+    }
+}
