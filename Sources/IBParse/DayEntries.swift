@@ -8,11 +8,14 @@
 // BookOutline.withYear, as for any yearless day). Two such paragraphs in a unit
 // are needed (one "1st." is a numbered point, not a diary), and a unit whose
 // entries the markup already marks is left as it is.
+#if canImport(Glibc)
+import Glibc
+#endif
 import IBCore
 
 struct DayEntries {
     /// Units open at the end of the text read so far (a book's documents are read in turn).
-    private var open: [(depth: Int, date: String?, kind: String?, id: Int)] = []
+    private var open: [(depth: Int, context: MonthContext?, kind: String?, id: Int)] = []
     private var nextID = 0
     /// Units that already have entries found in an earlier document.
     private var accepted: Set<Int> = []
@@ -25,6 +28,11 @@ struct DayEntries {
     /// `marks` with an entry mark added at each dated paragraph they contain.
     mutating func adding(to marks: [PlacedMark], text: [UInt8]) -> [PlacedMark] {
         let sorted = marks.sorted { $0.offset < $1.offset }
+        // No unit dated to a month or a year, open or starting here: nothing to read.
+        guard open.contains(where: { $0.context != nil }) || sorted.contains(where: { $0.mark.date.flatMap(Self.monthContext) != nil }) else {
+            for placed in sorted { enter(placed.mark) }
+            return sorted
+        }
         var found: [(unit: Int, mark: PlacedMark)] = []
         var next = 0
         for start in Self.paragraphStarts(text) {
@@ -32,14 +40,14 @@ struct DayEntries {
             while next < sorted.count && sorted[next].offset <= start + 1 {
                 let mark = sorted[next].mark
                 if sorted[next].offset >= start { atMark = true }
-                while let last = open.last, last.depth >= mark.depth { open.removeLast() }
-                open.append((mark.depth, mark.date, mark.kind, nextID)); nextID += 1
+                enter(mark)
                 next += 1
             }
-            // A heading's own paragraph, or a unit the markup starts here, is not an entry.
-            guard !atMark, let innermost = open.last,
-                  let dated = open.last(where: { $0.date != nil }), let context = Self.monthContext(dated.date!) else { continue }
-            if innermost.kind == "entry" || innermost.kind == "letter" { continue }
+            // A heading's own paragraph, or a unit the markup starts here, is not an entry;
+            // nor is a paragraph that cannot open with a day or a month (most of a book).
+            guard !atMark, Self.opensWithDayOrMonth(text, at: start), let innermost = open.last,
+                  innermost.kind != "entry" && innermost.kind != "letter",
+                  let dated = open.last(where: { $0.context != nil }), let context = dated.context else { continue }
             let end = min(text.count, start + Self.openingReach)
             guard let opening = Self.opening(String(decoding: text[start..<end], as: UTF8.self)) else { continue }
             let month: Int
@@ -56,6 +64,7 @@ struct DayEntries {
             let mark = StructureMark(at: start, depth: innermost.depth + 1, kind: "entry", title: title, date: date)
             found.append((dated.id, PlacedMark(offset: start, mark: mark)))
         }
+        while next < sorted.count { enter(sorted[next].mark); next += 1 }   // units open for the next document
         var count: [Int: Int] = [:]
         for f in found { count[f.unit, default: 0] += 1 }
         let kept = found.filter { count[$0.unit]! >= 2 || accepted.contains($0.unit) }
@@ -64,7 +73,31 @@ struct DayEntries {
         return (sorted + kept.map(\.mark)).sorted { $0.offset < $1.offset }
     }
 
+    /// A unit starts: it closes the open units at its depth or deeper.
+    private mutating func enter(_ mark: StructureMark) {
+        while let last = open.last, last.depth >= mark.depth { open.removeLast() }
+        open.append((mark.depth, mark.date.flatMap(Self.monthContext), mark.kind, nextID)); nextID += 1
+    }
+
     enum MonthContext { case month(Int), year }
+
+    /// Whether the first word at `start` is one or two figures (with "st", "nd"...)
+    /// or a month's name with its capital: read from the bytes, so the paragraphs of
+    /// a book that is no diary cost a glance each.
+    static func opensWithDayOrMonth(_ text: [UInt8], at start: Int) -> Bool {
+        var end = start
+        while end < text.count, end - start <= 9, (0x30...0x39).contains(text[end]) || (0x41...0x5A).contains(text[end] & 0xDF) {
+            end += 1
+        }
+        guard end > start, end - start <= 9 else { return false }
+        let first = text[start]
+        if (0x30...0x39).contains(first) {
+            let figures = text[start..<end].prefix { (0x30...0x39).contains($0) }.count
+            return figures <= 2
+        }
+        guard (0x41...0x5A).contains(first) else { return false }
+        return CalendarWords.months[String(decoding: text[start..<end], as: UTF8.self).lowercased()] != nil
+    }
 
     /// What a unit's date leaves a paragraph to say: the day ('YYYY-MM', one month of an
     /// Old Style double year), or the month and day ('YYYY'). A unit dated to a day is an
@@ -149,18 +182,25 @@ struct DayEntries {
     /// Byte offsets where paragraphs start: the text's first non-space and the first
     /// non-space after each blank line.
     static func paragraphStarts(_ text: [UInt8]) -> [Int] {
-        var starts: [Int] = []
-        var i = 0
-        var atStart = true
-        var newlines = 0
-        while i < text.count {
-            let b = text[i]
-            if b == 0x0A { newlines += 1 } else if !Pagination.isSpace(b) {
-                if atStart || newlines >= 2 { starts.append(i) }
-                atStart = false; newlines = 0
+        text.withUnsafeBufferPointer { bytes in
+            var starts: [Int] = []
+            let n = bytes.count
+            func nonSpace(from i: Int) -> (at: Int, newlines: Int) {
+                var i = i, newlines = 0
+                while i < n, Pagination.isSpace(bytes[i]) { if bytes[i] == 0x0A { newlines += 1 }; i += 1 }
+                return (i, newlines)
             }
-            i += 1
+            let first = nonSpace(from: 0).at
+            if first < n { starts.append(first) }
+            // From one newline to the next (memchr): a paragraph starts after a blank line.
+            var i = first
+            while i < n, let found = memchr(bytes.baseAddress! + i, 0x0A, n - i) {
+                let newline = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                let next = nonSpace(from: newline)
+                if next.at < n && next.newlines >= 2 { starts.append(next.at) }
+                i = max(next.at, newline + 1)
+            }
+            return starts
         }
-        return starts
     }
 }
