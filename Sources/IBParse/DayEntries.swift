@@ -1,9 +1,11 @@
 // A plain diary's entries: editions without entry markup (most of Project
 // Gutenberg's) write each day as a paragraph that opens with its date, under a
 // heading for the month ("JANUARY 1659-1660", then "Jan. 1st (Lord's day).
-// This morning...", "2nd. In the morning..."). Inside a unit dated to a month,
-// or to a year when the paragraph names its month, such a paragraph starts an
-// entry: a mark one level below, kind "entry", titled "January 2nd" and dated
+// This morning...", "2nd. In the morning..."), or under chapters that give no
+// date at all ("April 3.—Tradesmen called", "3 May. Bistritz.—Left Munich").
+// Inside a unit dated to a month such a paragraph starts an entry; elsewhere
+// (a unit dated to a year, or undated) only one that names its month does. The
+// entry is a mark one level below, kind "entry", titled "January 2nd" and dated
 // '--MM-DD' (the year comes from the unit around it when the outline is read,
 // BookOutline.withYear, as for any yearless day). Two such paragraphs in a unit
 // are needed (one "1st." is a numbered point, not a diary), and a unit whose
@@ -28,11 +30,6 @@ struct DayEntries {
     /// `marks` with an entry mark added at each dated paragraph they contain.
     mutating func adding(to marks: [PlacedMark], text: [UInt8]) -> [PlacedMark] {
         let sorted = marks.sorted { $0.offset < $1.offset }
-        // No unit dated to a month or a year, open or starting here: nothing to read.
-        guard open.contains(where: { $0.context != nil }) || sorted.contains(where: { $0.mark.date.flatMap(Self.monthContext) != nil }) else {
-            for placed in sorted { enter(placed.mark) }
-            return sorted
-        }
         var found: [(unit: Int, mark: PlacedMark)] = []
         var next = 0
         for start in Self.paragraphStarts(text) {
@@ -45,15 +42,17 @@ struct DayEntries {
             }
             // A heading's own paragraph, or a unit the markup starts here, is not an entry;
             // nor is a paragraph that cannot open with a day or a month (most of a book).
-            guard !atMark, Self.opensWithDayOrMonth(text, at: start), let innermost = open.last,
-                  innermost.kind != "entry" && innermost.kind != "letter",
-                  let dated = open.last(where: { $0.context != nil }), let context = dated.context else { continue }
+            guard !atMark, Self.opensWithDayOrMonth(text, at: start) else { continue }
+            let innermost = open.last
+            if innermost?.kind == "entry" || innermost?.kind == "letter" { continue }
+            let dated = open.last { $0.context != nil }
+            let context = dated?.context ?? .undated
             let end = min(text.count, start + Self.openingReach)
             guard let opening = Self.opening(String(decoding: text[start..<end], as: UTF8.self)) else { continue }
             let month: Int
             switch (opening.month, context) {
             case (let named?, .month(let m)) where named == m: month = m
-            case (let named?, .year): month = named
+            case (let named?, .year), (let named?, .undated): month = named
             case (nil, .month(let m)): month = m
             default: continue
             }
@@ -61,8 +60,8 @@ struct DayEntries {
             var title = "\(Self.monthNames[month - 1]) \(opening.dayWord)"
             if let aside = opening.aside { title += " \(aside)" }
             let date = "--\(StructureDates.pad(month))-\(StructureDates.pad(opening.day))"
-            let mark = StructureMark(at: start, depth: innermost.depth + 1, kind: "entry", title: title, date: date)
-            found.append((dated.id, PlacedMark(offset: start, mark: mark)))
+            let mark = StructureMark(at: start, depth: (innermost?.depth ?? -1) + 1, kind: "entry", title: title, date: date)
+            found.append((dated?.id ?? innermost?.id ?? -1, PlacedMark(offset: start, mark: mark)))
         }
         while next < sorted.count { enter(sorted[next].mark); next += 1 }   // units open for the next document
         var count: [Int: Int] = [:]
@@ -79,7 +78,9 @@ struct DayEntries {
         open.append((mark.depth, mark.date.flatMap(Self.monthContext), mark.kind, nextID)); nextID += 1
     }
 
-    enum MonthContext { case month(Int), year }
+    /// What the units around a paragraph leave it to say: the day (a unit dated to a
+    /// month), or the month and day (a year, or no date at all).
+    enum MonthContext { case month(Int), year, undated }
 
     /// Whether the first word at `start` is one or two figures (with "st", "nd"...)
     /// or a month's name with its capital: read from the bytes, so the paragraphs of
@@ -122,7 +123,14 @@ struct DayEntries {
     /// The date a paragraph opens with, when the date is all its first sentence says:
     /// "2nd.", "Jan. 1st (Lord's day).", "September 2nd:", "3 May." A bare number needs a
     /// month beside it ("3." is a numbered point).
-    static func opening(_ s: String) -> Opening? {
+    static func opening(_ raw: String) -> Opening? {
+        // Word joiners and zero-width spaces ("4 May.\u{2060}—I found") are not there;
+        // a no-break space is a space.
+        var scalars = String.UnicodeScalarView()
+        for u in raw.unicodeScalars where !(u == "\u{2060}" || u == "\u{200B}" || u == "\u{FEFF}") {
+            scalars.append(u == "\u{00A0}" ? " " : u)
+        }
+        let s = String(scalars)
         var i = s.startIndex
         func skipSpaces() { while i < s.endIndex, s[i] == " " { i = s.index(after: i) } }
         func word() -> Substring? {
@@ -172,7 +180,9 @@ struct DayEntries {
         let stopped = i < s.endIndex && ".:,;—".contains(s[i])
         if stopped { i = s.index(after: i) }
         if stopped {
-            guard i == s.endIndex || s[i] == " " || s[i] == "\n" else { return nil }
+            // "April 3.—Tradesmen called": a dash may follow the stop, or be it.
+            let dash: Set<Character> = ["—", "–", "-"]
+            guard i == s.endIndex || s[i] == " " || s[i] == "\n" || dash.contains(s[i]) || dash.contains(s[s.index(before: i)]) else { return nil }
         } else {
             guard stoppedAfterMonth && aside == nil else { return nil }
         }

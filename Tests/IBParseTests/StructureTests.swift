@@ -144,8 +144,9 @@ final class StructureTests: XCTestCase {
     }
 
     /// A plain edition's days: paragraphs opening with the date under a month's
-    /// heading, carried across the book's documents; a lone "1st." and numbered
-    /// points outside a dated unit are none.
+    /// heading, carried across the book's documents, or naming their month under an
+    /// undated chapter (a plain Dracula); a lone "1st." and numbered points outside
+    /// a dated unit are none.
     func testAPlainDiarysDaysAreEntries() throws {
         let first = xhtml("""
             <h2 id="jan">JANUARY 1659-1660</h2><p>Blessed be God, at the end of the last year I was in very good health.</p>
@@ -157,21 +158,25 @@ final class StructureTests: XCTestCase {
             <h2 id="feb">FEBRUARY 1659-1660</h2><p>1st. Up early.</p><p>Feb. 2nd: to Westminster.</p><p>3 February. By water.</p>
             <h2 id="mar">MARCH 1660</h2><p>1st. Up early, and nothing more this month.</p>
             <h2 id="notes">NOTES</h2><p>1st. That the clerk be paid.</p><p>2nd. That the office be swept.</p>
+            <h2 id="journal">JONATHAN HARKER\u{2019}S JOURNAL</h2><p>3 May. Bistritz.\u{2014}Left Munich at 8:35 p.m.</p>
+            <p>4 May.\u{2060}\u{2014}I found that my landlord had got a letter.</p><p>May I say more? 5th. No.</p>
             """)
         let nav = """
             <nav epub:type="toc"><ol><li><a href="a.xhtml#jan">JANUARY 1659-1660</a></li><li><a href="b.xhtml#feb">FEBRUARY 1659-1660</a></li>
-            <li><a href="b.xhtml#mar">MARCH 1660</a></li><li><a href="b.xhtml#notes">NOTES</a></li></ol></nav>
+            <li><a href="b.xhtml#mar">MARCH 1660</a></li><li><a href="b.xhtml#notes">NOTES</a></li>
+            <li><a href="b.xhtml#journal">JONATHAN HARKER\u{2019}S JOURNAL</a></li></ol></nav>
             """
         let dir = TempDir()
         let path = dir.write("p.epub", makeEPUB(chapters: [("a.xhtml", first), ("b.xhtml", second)], nav: nav))
         let units = try outline(try parseFile(path).1).units
         let entries = units.filter { $0.kind == "entry" }
-        guard entries.count == 6 else { return XCTFail("entries: \(entries.map(\.title))") }
+        guard entries.count == 8 else { return XCTFail("entries: \(entries.map(\.title))") }
         XCTAssertEqual(entries.map(\.title), ["January 1st (Lord\u{2019}s day)", "January 2nd", "January 3rd",
-                                              "February 1st", "February 2nd", "February 3"])
-        XCTAssertEqual(entries.map(\.dateFrom), ["--01-01", "--01-02", "--01-03", "--02-01", "--02-02", "--02-03"])
+                                              "February 1st", "February 2nd", "February 3", "May 3", "May 4"])
+        XCTAssertEqual(entries.map(\.dateFrom), ["--01-01", "--01-02", "--01-03", "--02-01", "--02-02", "--02-03", "--05-03", "--05-04"])
         XCTAssertEqual(entries.map { $0.path.first }, ["JANUARY 1659-1660", "JANUARY 1659-1660", "JANUARY 1659-1660",
-                                                     "FEBRUARY 1659-1660", "FEBRUARY 1659-1660", "FEBRUARY 1659-1660"])
+                                                     "FEBRUARY 1659-1660", "FEBRUARY 1659-1660", "FEBRUARY 1659-1660",
+                                                     "JONATHAN HARKER\u{2019}S JOURNAL", "JONATHAN HARKER\u{2019}S JOURNAL"])
         // The day takes its month's Old Style year, as any yearless day does.
         XCTAssertEqual(BookOutline.withYear(entries[2].dateFrom!, around: ("1659-01", "1660-01")), "1659-01-03")
         // Markdown: the same paragraphs under "##" headings.
@@ -196,6 +201,10 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(day("3 May. Bistritz."), "5 3 ")
         XCTAssertEqual(day("30th. (Lord\u{2019}s day.) At church"), "- 30 ")
         XCTAssertEqual(day("4th."), "- 4 ")
+        XCTAssertEqual(day("April 3.\u{2014}Tradesmen called"), "4 3 ")
+        XCTAssertEqual(day("4 May.\u{2060}\u{2014}I found"), "5 4 ")
+        XCTAssertEqual(day("4 May\u{2014}I found"), "5 4 ")
+        XCTAssertNil(day("4 May.Then"))
         XCTAssertNil(day("4th"), "no stop: not a date line")
         XCTAssertNil(day("3. The third point"), "a bare number is a numbered point")
         XCTAssertNil(day("2nd of all, we went"), "the date is not the sentence")
