@@ -60,7 +60,8 @@ struct DayEntries {
             var title = "\(Self.monthNames[month - 1]) \(opening.dayWord)"
             if let aside = opening.aside { title += " \(aside)" }
             let date = "--\(StructureDates.pad(month))-\(StructureDates.pad(opening.day))"
-            let mark = StructureMark(at: start, depth: (innermost?.depth ?? -1) + 1, kind: "entry", title: title, date: date)
+            let mark = StructureMark(at: start, depth: (innermost?.depth ?? -1) + 1, kind: "entry", title: title, date: date,
+                                     place: opening.place)
             found.append((dated?.id ?? innermost?.id ?? -1, PlacedMark(offset: start, mark: mark)))
         }
         while next < sorted.count { enter(sorted[next].mark); next += 1 }   // units open for the next document
@@ -118,6 +119,8 @@ struct DayEntries {
         var dayWord: String
         /// A parenthesis after the date: "(Lord's day)".
         var aside: String?
+        /// A place written as its own short sentence before a dash: "3 May. Bistritz.—Left Munich".
+        var place: String? = nil
     }
 
     /// The date a paragraph opens with, when the date is all its first sentence says:
@@ -186,7 +189,20 @@ struct DayEntries {
         } else {
             guard stoppedAfterMonth && aside == nil else { return nil }
         }
-        return Opening(month: month, day: day, dayWord: String(dayWord), aside: aside)
+        return Opening(month: month, day: day, dayWord: String(dayWord), aside: aside, place: place(s[i...]))
+    }
+
+    /// "Bistritz" in " Bistritz.—Left Munich": capitalised, a few words without figures,
+    /// a stop and a dash after it (a plain sentence, "All the day at the office.", has none).
+    static func place(_ rest: Substring) -> String? {
+        let text = rest.drop { $0 == " " }
+        guard let stop = text.prefix(32).firstIndex(of: "."), let first = text.first, first.isUppercase else { return nil }
+        let after = text[text.index(after: stop)...]
+        guard let dash = after.first, dash == "—" || dash == "–" else { return nil }
+        let name = text[..<stop]
+        guard !name.contains(where: \.isNumber), name.split(separator: " ").count <= 4,
+              !StructureDates.isTimeOfDay(String(name)) else { return nil }
+        return String(name)
     }
 
     /// Byte offsets where paragraphs start: the text's first non-space and the first

@@ -123,8 +123,12 @@ enum StructureDates {
         guard !rest.isEmpty, rest.count <= 40, let first = rest.first, first.isUppercase,
               !rest.contains(where: { $0.isNumber }) else { return nil }
         let place = rest.split(separator: ".").first.map { String($0).trimmingCharacters(in: " ,") } ?? rest
-        let lower = place.lowercased()
-        if ["midnight", "noon", "morning", "evening", "night", "later", "same day", "afternoon"].contains(where: { lower.hasPrefix($0) }) { return nil }
-        return place.isEmpty ? nil : place
+        return place.isEmpty || isTimeOfDay(place) ? nil : place
+    }
+
+    /// "Noon", "Later", "Same day": a time written where a place would be.
+    static func isTimeOfDay(_ s: String) -> Bool {
+        let lower = s.lowercased()
+        return ["midnight", "noon", "morning", "evening", "night", "later", "same day", "afternoon"].contains { lower.hasPrefix($0) }
     }
 }

@@ -174,6 +174,7 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(entries.map(\.title), ["January 1st (Lord\u{2019}s day)", "January 2nd", "January 3rd",
                                               "February 1st", "February 2nd", "February 3", "May 3", "May 4"])
         XCTAssertEqual(entries.map(\.dateFrom), ["--01-01", "--01-02", "--01-03", "--02-01", "--02-02", "--02-03", "--05-03", "--05-04"])
+        XCTAssertEqual(entries.map(\.place), [nil, nil, nil, nil, nil, nil, "Bistritz", nil])
         XCTAssertEqual(entries.map { $0.path.first }, ["JANUARY 1659-1660", "JANUARY 1659-1660", "JANUARY 1659-1660",
                                                      "FEBRUARY 1659-1660", "FEBRUARY 1659-1660", "FEBRUARY 1659-1660",
                                                      "JONATHAN HARKER\u{2019}S JOURNAL", "JONATHAN HARKER\u{2019}S JOURNAL"])
@@ -200,6 +201,11 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(day("September 2nd: Some of our maids"), "9 2 ")
         XCTAssertEqual(day("3 May. Bistritz."), "5 3 ")
         XCTAssertEqual(day("30th. (Lord\u{2019}s day.) At church"), "- 30 ")
+        XCTAssertEqual(DayEntries.opening("3 May. Bistritz.\u{2014}Left Munich")?.place, "Bistritz")
+        XCTAssertEqual(DayEntries.opening("5 May. The Castle.\u{2014}The grey")?.place, "The Castle")
+        XCTAssertNil(DayEntries.opening("3rd. All the day at the office.")?.place)
+        XCTAssertNil(DayEntries.opening("17 September. Night.\u{2014}I write")?.place, "a time, not a place")
+        XCTAssertNil(DayEntries.opening("4 May.\u{2060}\u{2014}I found that")?.place)
         XCTAssertEqual(day("4th."), "- 4 ")
         XCTAssertEqual(day("April 3.\u{2014}Tradesmen called"), "4 3 ")
         XCTAssertEqual(day("4 May.\u{2060}\u{2014}I found"), "5 4 ")
