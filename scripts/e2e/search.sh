@@ -13,6 +13,7 @@
 #  - a hybrid query about nothing in the library (no word hit, nearest cosine < 0.35): nothing;
 #  - --queries FILE: each line's results those of its own process, with query_line;
 #    a line not UTF-8 or over 64 KiB, a missing file, a QUERY beside it: one line, exit 1/1/2/2;
+#  - a plain diary's day ("2nd." under "SEPTEMBER 1666") is found by its date;
 #  - --kind books; --help and the man page list the same options.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$here/../.."
@@ -151,6 +152,31 @@ err=$(OPENAI_BASE_URL="http://127.0.0.1:9/v1" OPENAI_API_KEY=k ib-search --provi
 err=$(env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u IB_PROVIDER ib-search --rerank --json --book "Spoiler Test" "butler" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 0 ] && echo "$err" | grep -q "need a provider" || fail "no provider: exit $rc, stderr '$err'"
 ib-index set-page "Spoiler Test" 0 >/dev/null
+
+# --- a plain diary: days written as paragraphs under month headings ("2nd. ..." under
+# "SEPTEMBER 1666"), every day in the same words, so only its date can find it; each
+# paragraph carries a tag ("ref 1666-09-02") the question does not name, to check by.
+diary_db="$tmp/diary.db"
+python3 - "$tmp/diary.md" <<'EOF_DIARY'
+import sys
+said = ["Up betimes and to the office, where all the morning upon business.",
+        "Thence by water to White Hall, and there walked a great while in the gallery.",
+        "At noon home to dinner, and after dinner to my chamber to read.",
+        "In the evening walked in the garden with my wife, and so home to supper and to bed."]
+def ordinal(d):
+    return f"{d}{'th' if 10 <= d % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(d % 10, 'th')}"
+out = ["# The Diary of a Clerk", ""]
+for year in (1664, 1665, 1666):
+    out += [f"## SEPTEMBER {year}", ""]
+    for d in range(1, 31):
+        opening = f"Sept. {ordinal(d)}." if d == 1 else f"{ordinal(d)}."
+        day = " ".join(said[(d + i) % 4] for i in range(8))   # about a chunk
+        out += [f"{opening} {day} (ref {year}-09-{d:02d})", ""]
+open(sys.argv[1], "w").write("\n".join(out))
+EOF_DIARY
+ib-parse "$tmp/diary.md" | ib-chunk | ib-embed | ib-index -q --db "$diary_db" || fail "indexing the plain diary"
+top=$(ib-search --db "$diary_db" --json -k 5 --all-pages "What did he write on 2 September 1666?")
+echo "$top" | grep >/dev/null "ref 1666-09-02" || fail "a plain diary's day: 2 September 1666 is not in the top 5: $(echo "$top" | grep -o 'ref [0-9-]*' | tr '\n' ' ')"
 
 # --- docs: every long option of --help is in the man page, and the reverse
 help_opts=$(ib-search --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
