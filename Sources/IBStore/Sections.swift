@@ -134,8 +134,8 @@ extension Library {
     /// How much of a unit's opening (in characters) a chunk that started before it
     /// must hold to count as the unit's.
     static let sharedStart = 40
-    /// A unit starting in fewer chunks than this is short (a diary's day): the chunk
-    /// holding its opening lines is a large part of it.
+    /// A unit in which at most this many chunks start is short (a diary's day): the
+    /// chunk holding its opening lines is a large part of it.
     static let shortUnit = 2
 
     /// The last chunk starting at or before (page, offset): the one a point of
@@ -201,7 +201,7 @@ extension Library {
         // A unit no chunk starts in (a short diary entry, a short poem, a scene
         // opening late in a chunk) holds the chunk its start lies in: without it a
         // question naming that day or title would find no chunk to look in.
-        // A short unit (fewer than `shortUnit` chunks start in it: a diary's day) that
+        // A short unit (at most `shortUnit` chunks start in it: a diary's day) that
         // starts early in a chunk holds that chunk too: its opening lines, and most of
         // that chunk, are the day's. A chunk mostly of the unit before, or one a long
         // unit's first lines end (a chapter's), stays the unit before's alone: counting
@@ -212,9 +212,13 @@ extension Library {
                 first[unit.ord] = holder; last[unit.ord] = holder
                 continue
             }
-            if holder < own, last[unit.ord]! - own < Self.shortUnit, let span = spans[holder] {
+            if holder < own, last[unit.ord]! - own + 1 <= Self.shortUnit, let span = spans[holder] {
                 let inside = span.upperBound - position(unit.startPage, unit.startOffset)
-                if inside >= Self.sharedStart && inside * 2 >= span.count { first[unit.ord] = holder }
+                if inside >= Self.sharedStart && inside * 2 >= span.count {
+                    // Its month or chapter holds it too: a unit's chunks stay inside its parent's.
+                    var u: Int? = unit.ord
+                    while let o = u, first[o].map({ $0 > holder }) ?? false { first[o] = holder; u = outline.units[o].parent }
+                }
             }
         }
         let insert = try db.prepare("""

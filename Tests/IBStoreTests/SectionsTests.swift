@@ -107,7 +107,8 @@ final class SectionsTests: XCTestCase {
 
     /// A short unit (a plain diary's day) whose opening lines end a chunk that
     /// started in the day before holds that chunk too, when most of it is the
-    /// unit's; a unit starting in a chunk's last lines, or a long one, does not.
+    /// unit's, and so do the units around it; a unit starting in a chunk's last
+    /// lines, or a long one, does not by itself.
     func testAShortUnitHoldsTheChunkItsOpeningLiesIn() throws {
         let sha = SHA256.hex("a diary in chunks of a hundred")
         let id = BookRecord.id(forSHA256: sha)
@@ -117,7 +118,9 @@ final class SectionsTests: XCTestCase {
                      StructureMark(at: 20, depth: 1, kind: "entry", title: "May 1st", date: "--05-01"),
                      StructureMark(at: 170, depth: 1, kind: "entry", title: "May 2nd", date: "--05-02"),
                      StructureMark(at: 220, depth: 1, kind: "entry", title: "May 3rd", date: "--05-03"),
-                     StructureMark(at: 450, depth: 0, title: "JUNE 1660", date: "1660-06")]
+                     StructureMark(at: 405, depth: 0, title: "JUNE 1660", date: "1660-06"),
+                     StructureMark(at: 410, depth: 1, kind: "entry", title: "June 1st", date: "--06-01"),
+                     StructureMark(at: 520, depth: 1, kind: "entry", title: "June 2nd", date: "--06-02")]
         page.extra["structure"] = .array(marks.map(\.json))
         var records: [Record] = [.book(BookRecord(id: id, title: "Diary", authors: [], language: nil, format: "epub",
                                                   source: "/d", sha256: sha, pageCount: 1)), .page(page)]
@@ -127,11 +130,12 @@ final class SectionsTests: XCTestCase {
         }
         try store(records)
         let sections = try Library.open(path: dbPath).sections(bookID: id)
-        XCTAssertEqual(sections.map(\.title), ["MAY 1660", "May 1st", "May 2nd", "May 3rd", "JUNE 1660"])
+        XCTAssertEqual(sections.map(\.title), ["MAY 1660", "May 1st", "May 2nd", "May 3rd", "JUNE 1660", "June 1st", "June 2nd"])
         // May 1st: 80 of chunk 0's 100 characters; May 2nd: chunk 1's last 30 (too few);
-        // May 3rd: 80 of chunk 2's; JUNE 1660 starts its own three chunks (long).
-        XCTAssertEqual(sections.map(\.firstChunk), [0, 0, 2, 2, 5])
-        XCTAssertEqual(sections.map(\.lastChunk), [4, 1, 2, 4, 7])
+        // May 3rd (chunks 3 and 4 start in it): 80 of chunk 2's. JUNE 1660, where three
+        // chunks start, is long, but holds chunk 4 through June 1st (90 of its 100).
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 0, 2, 2, 4, 4, 5])
+        XCTAssertEqual(sections.map(\.lastChunk), [4, 1, 2, 4, 7, 5, 7])
     }
 
     /// Migration 0210: sections an earlier ib-parse made chapters by a number
