@@ -16,10 +16,14 @@ let cKernelFlags: [CSetting] = [.unsafeFlags(["-O3", "-march=x86-64-v3", "-fno-m
 // build from the same objects.
 // Objects compiled for the shared runtime name only Foundation; its static
 // archive needs what it is built on, named here.
+// Not position-independent: the ~73k relative relocations of a PIE (the Swift
+// runtime's and Foundation's metadata) would be applied, page by page, at every
+// start; linked at a fixed address they are resolved once, at link time
+// (`ib-search --help`: ~7.5 -> ~6.1 ms, 510 -> 318 page faults).
 let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                                     "-l_FoundationCShims", "-l_FoundationCollections",
                                                     "-lFoundationInternationalization", "-lFoundationEssentials",
-                                                    "-lswiftSynchronization"], .when(platforms: [.linux]))]
+                                                    "-lswiftSynchronization", "-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
 // The tools that speak HTTP (IBHTTP) add FoundationNetworking's own C part and libcurl.
 let staticRuntimeHTTP: [LinkerSetting] = staticRuntime + [.unsafeFlags(["-l_CFURLSessionInterface", "-lcurl"], .when(platforms: [.linux]))]
 

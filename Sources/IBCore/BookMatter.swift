@@ -31,10 +31,35 @@ public enum BookMatter {
     public static func isPublisherMatter(section path: [String]?) -> Bool { holds(path, publisherTitles) }
 
     /// A text with two or more licence and imprint words (for books without sections).
+    /// The markers are ASCII: the text's bytes are lowered and searched as
+    /// bytes (String.contains is far slower, and a search over a large library
+    /// asks this of up to 30 chunks).
     public static func soundsLikeMatter(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        return markers.filter { lowered.contains($0) }.count >= 2
+        var bytes = Array(text.utf8)
+        for i in bytes.indices where bytes[i] &- 65 < 26 { bytes[i] |= 0x20 }
+        var found = 0
+        for marker in markerBytes where holds(bytes, marker) {
+            found += 1
+            if found == 2 { return true }
+        }
+        return false
     }
+
+    static func holds(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var i = 0
+        let end = bytes.count - needle.count
+        while i <= end {
+            if bytes[i] == first {
+                var j = 1
+                while j < needle.count && bytes[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+    static let markerBytes = markers.map { Array($0.utf8) }
 
     static func holds(_ path: [String]?, _ set: Set<String>) -> Bool {
         guard let path else { return false }

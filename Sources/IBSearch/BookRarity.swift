@@ -21,7 +21,9 @@
 // ib_concepts computes each term's IDF from its document count over the
 // scope's chunk count, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6; the blend
 // is handed to it as the (fractional) count that gives the blended IDF.
-import Foundation
+#if canImport(Glibc)
+import Glibc  // log, exp: not Foundation, which would link ICU into every search tool
+#endif
 
 struct BookRarity {
     /// The share of the book's IDF in the blend (0: the library's, 1: the book's).

@@ -11,5 +11,7 @@ final class BookMatterTests: XCTestCase {
         XCTAssertFalse(BookMatter.isMatter(section: ["Act I", "Scene V"]))
         XCTAssertTrue(BookMatter.soundsLikeMatter("This eBook is for the use of anyone; see www.gutenberg.org"))
         XCTAssertFalse(BookMatter.soundsLikeMatter("Call me Ishmael. Some years ago, never mind how long precisely"))
+        XCTAssertTrue(BookMatter.soundsLikeMatter("PROJECT GUTENBERG — Ébauche — under a LICENCE"), "case ignored, non-ASCII text around")
+        XCTAssertFalse(BookMatter.soundsLikeMatter("The copyright of his letters was never in question."), "one marker is not enough")
     }
 }
