@@ -158,8 +158,12 @@ public enum SearchCommand {
         do throws(IBError) {
             queries = try queriesPath.map { (path) throws(IBError) in try LineReader(path: path, maxLineBytes: maxQueryLineBytes) }
         } catch { throw IBError.usage("--queries " + error.message) }
+        // A search that embeds its query loads the model beside opening the library.
+        let embeds = mode != .text && (kind == "chunks" || kind == "all")
+        let preload = embeds ? ModelPreload(directory: Config.modelDirectory(flag: try args.path("model-dir"))) : nil
         let library = try Library.open(path: path, create: false)
         let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
+        engine.preload = preload
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
         // A deleted book's quotes and notes stay in the library: they are searched with no book at all.

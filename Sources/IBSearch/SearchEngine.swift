@@ -171,6 +171,9 @@ public final class SearchEngine {
     public var parallel: Bool
     /// The model folder was named by $IB_MODEL_DIR (see SearchSettings.modelDirectoryChosen).
     let modelDirectoryChosen: Bool
+    /// The query model being loaded on another thread (ib-search starts it before
+    /// opening the library); taken on the first vector search when its folder is the one wanted.
+    public var preload: ModelPreload?
 
     public let library: Library
     var encoder: SentenceEncoder?

@@ -28,8 +28,13 @@ extension SearchEngine {
             }
             if encoder == nil {
                 do {
-                    encoder = try SentenceEncoder(directory: directory, threads: 1)
-                    mark("model load")
+                    if let preload, preload.directory == directory {
+                        encoder = try preload.encoder()
+                        mark("model load (preloaded)")
+                    } else {
+                        encoder = try SentenceEncoder(directory: directory, threads: 1)
+                        mark("model load")
+                    }
                 } catch {
                     if required { throw error }
                     warn("cannot load the model (\(error.message)): text search only")

@@ -77,4 +77,26 @@ final class QueryPrecisionTests: XCTestCase {
             XCTAssertEqual(vector, fp32.embed([query]).first, name)
         }
     }
+
+    /// ib-search loads the model on another thread while it opens the library
+    /// (ModelPreload): the engine takes that model when it wants the same folder,
+    /// in the library's precision, and loads its own when it wants another.
+    func testAPreloadedModelIsTakenForItsOwnFolderOnly() throws {
+        let int8 = try encoder(.int8)
+        let library = try library("preloaded", embeddedBy: int8, precision: "int8")
+        let query = "a snake came through the ventilator"
+        let preload = ModelPreload(directory: Config.modelDirectory())
+        let engine = SearchEngine(library: library)
+        engine.preload = preload
+        let vector = try XCTUnwrap(engine.queryVector(query, required: true))
+        XCTAssertTrue(engine.encoder === (try preload.encoder()), "the preloaded model was not taken")
+        XCTAssertEqual(vector, int8.embed([query]).first)
+
+        let elsewhere = ModelPreload(directory: directory + "/no-model-here")
+        let other = SearchEngine(library: library)
+        other.preload = elsewhere
+        XCTAssertEqual(try other.queryVector(query, required: true), vector)
+        XCTAssertFalse(other.encoder === nil)
+        XCTAssertThrowsError(try elsewhere.encoder(), "a folder without a model fails its preload, not the search")
+    }
 }
