@@ -16,14 +16,18 @@ let cKernelFlags: [CSetting] = [.unsafeFlags(["-O3", "-march=x86-64-v3", "-fno-m
 // build from the same objects.
 // Objects compiled for the shared runtime name only Foundation; its static
 // archive needs what it is built on, named here.
-// Not position-independent: the ~73k relative relocations of a PIE (the Swift
-// runtime's and Foundation's metadata) would be applied, page by page, at every
-// start; linked at a fixed address they are resolved once, at link time
-// (`ib-search --help`: ~7.5 -> ~6.1 ms, 510 -> 318 page faults).
 let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-lCoreFoundation", "-l_FoundationICU",
                                                     "-l_FoundationCShims", "-l_FoundationCollections",
                                                     "-lFoundationInternationalization", "-lFoundationEssentials",
-                                                    "-lswiftSynchronization", "-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
+                                                    "-lswiftSynchronization"], .when(platforms: [.linux]))]
+// The tools that start often on the reader's own input (a search at the prompt,
+// a status bar's capture, a Makefile's index and chunk steps) are linked at a
+// fixed address: a PIE's ~73k relative relocations (the Swift runtime's and
+// Foundation's metadata) would be applied, page by page, at every start
+// (`ib-search --help`: ~7.5 -> ~6.1 ms, 510 -> 318 page faults). The tools that
+// read files or the network from elsewhere (ib-parse, ib-embed, ib-ask, ib-mcp,
+// ib-transcribe) stay position-independent, for address randomisation.
+let startsOften: [LinkerSetting] = staticRuntime + [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))]
 // The tools that speak HTTP (IBHTTP) add FoundationNetworking's own C part and libcurl.
 let staticRuntimeHTTP: [LinkerSetting] = staticRuntime + [.unsafeFlags(["-l_CFURLSessionInterface", "-lcurl"], .when(platforms: [.linux]))]
 
@@ -82,12 +86,12 @@ let package = Package(
 
         // MARK: tools
         .executableTarget(name: "ib-parse", dependencies: ["IBCore", "IBParse", "IBWhisper"], linkerSettings: staticRuntime),
-        .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-chunk", dependencies: ["IBCore", "IBTokenizer", "IBChunk"], linkerSettings: startsOften),
         .executableTarget(name: "ib-embed", dependencies: ["IBCore", "IBEmbed"], linkerSettings: staticRuntimeHTTP),
-        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"], linkerSettings: staticRuntime),
-        .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-index", dependencies: ["IBCore", "IBIndex"], linkerSettings: startsOften),
+        .executableTarget(name: "ib-search", dependencies: ["IBCore", "IBSearch"], linkerSettings: startsOften),
         .executableTarget(name: "ib-ask", dependencies: ["IBCore", "IBAsk", "IBSearch"], linkerSettings: staticRuntimeHTTP),
-        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"], linkerSettings: staticRuntime),
+        .executableTarget(name: "ib-capture", dependencies: ["IBCore", "IBCapture", "IBAudio", "IBWhisper"], linkerSettings: startsOften),
         .executableTarget(name: "ib-mcp", dependencies: ["IBCore", "IBMCP"], linkerSettings: staticRuntimeHTTP),
         .executableTarget(name: "ib-transcribe", dependencies: ["IBCore", "IBWhisper"], linkerSettings: staticRuntime),
 
