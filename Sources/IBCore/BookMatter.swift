@@ -38,27 +38,14 @@ public enum BookMatter {
         var bytes = Array(text.utf8)
         for i in bytes.indices where bytes[i] &- 65 < 26 { bytes[i] |= 0x20 }
         var found = 0
-        for marker in markerBytes where holds(bytes, marker) {
+        for marker in markerBytes where ByteSearch.contains(marker, in: bytes) {
             found += 1
             if found == 2 { return true }
         }
         return false
     }
 
-    static func holds(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, bytes.count >= needle.count else { return false }
-        var i = 0
-        let end = bytes.count - needle.count
-        while i <= end {
-            if bytes[i] == first {
-                var j = 1
-                while j < needle.count && bytes[i + j] == needle[j] { j += 1 }
-                if j == needle.count { return true }
-            }
-            i += 1
-        }
-        return false
-    }
+    /// The markers' bytes, made once.
     static let markerBytes = markers.map { Array($0.utf8) }
 
     static func holds(_ path: [String]?, _ set: Set<String>) -> Bool {

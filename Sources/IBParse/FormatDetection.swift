@@ -8,7 +8,7 @@ enum FormatDetection {
     static func detect(_ bytes: InputBytes, extensionHint: String?, contentType: String? = nil) throws(ParseError) -> BookFormat {
         if bytes.isEmpty { throw ParseError("empty file (0 bytes)") }
         let head = Array(bytes.prefix(1024))
-        if find(Array("%PDF-".utf8), in: head) != nil { return .pdf }
+        if ByteSearch.contains(Array("%PDF-".utf8), in: head) { return .pdf }
         if ImageParser.isImage(head) { return .image }
         if AudioFormat.detect(head) != nil { return .audio }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
@@ -61,14 +61,5 @@ enum FormatDetection {
         }
         if trimmed.hasPrefix("<head") || trimmed.hasPrefix("<body") { return true }
         return false
-    }
-
-    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        outer: for i in 0...(haystack.count - needle.count) {
-            for k in 0..<needle.count where haystack[i + k] != needle[k] { continue outer }
-            return i
-        }
-        return nil
     }
 }

@@ -5,6 +5,7 @@
 // DOCTYPE with an internal subset (where entity bombs and external entities
 // live) is refused before libxml2 sees the document.
 import CXML2
+import IBCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +41,7 @@ enum XMLSafety {
             return  // the root element
         }
         // A prolog longer than the scan: refuse only if entity declarations appear at all.
-        if bytes.count > limit && FormatDetection.find(Array("<!ENTITY".utf8), in: bytes) != nil {
+        if bytes.count > limit && ByteSearch.contains(Array("<!ENTITY".utf8), in: bytes) {
             throw ParseError("\(name): XML with entity declarations after a long prolog is refused")
         }
     }

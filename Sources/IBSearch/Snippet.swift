@@ -149,7 +149,7 @@ public enum Snippet {
 extension String {
     func replacingAll(_ target: String, with replacement: String) -> String {
         // Most snippets hold no joined marks: a byte search answers first.
-        guard !target.isEmpty, utf8.containsBytes(target.utf8), contains(target) else { return self }
+        guard !target.isEmpty, ByteSearch.contains(Array(target.utf8), in: Array(utf8)), contains(target) else { return self }
         var out = ""
         var rest = Substring(self)
         while let range = rest.firstRange(of: target) {
@@ -159,19 +159,5 @@ extension String {
         }
         out += rest
         return out
-    }
-}
-
-extension String.UTF8View {
-    /// Whether `needle`'s bytes occur in a row (a necessary condition for String.contains).
-    func containsBytes(_ needle: String.UTF8View) -> Bool {
-        let n = Array(needle), h = Array(self)
-        guard let first = n.first, n.count <= h.count else { return n.isEmpty }
-        var i = 0
-        while i <= h.count - n.count {
-            if h[i] == first && h[i..<(i + n.count)].elementsEqual(n) { return true }
-            i += 1
-        }
-        return false
     }
 }

@@ -46,7 +46,7 @@ struct WordFinder {
         return bytes.withUnsafeBufferPointer { text in
             needle.withUnsafeBufferPointer { n in
                 var from = 0
-                while let at = Self.find(n, in: text, from: from) {
+                while let at = ByteSearch.firstIndex(of: n, in: text, from: from) {
                     let startsWord = at == 0 || !inWord[at - 1]
                     let endsWord = at + n.count == text.count || !inWord[at + n.count]
                     if startsWord && (prefix || endsWord) { return true }
@@ -62,19 +62,7 @@ struct WordFinder {
         let needle = Array(phrase.utf8)
         guard !needle.isEmpty else { return true }
         return bytes.withUnsafeBufferPointer { text in
-            needle.withUnsafeBufferPointer { n in Self.find(n, in: text, from: 0) != nil }
+            needle.withUnsafeBufferPointer { n in ByteSearch.firstIndex(of: n, in: text) != nil }
         }
-    }
-
-    /// The first byte offset at or after `from` where `needle` (not empty) starts.
-    private static func find(_ needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        var i = from
-        while i + needle.count <= text.count {
-            guard let p = memchr(text.baseAddress! + i, Int32(needle[0]), text.count - needle.count - i + 1) else { return nil }
-            let at = text.baseAddress!.distance(to: p.assumingMemoryBound(to: UInt8.self))
-            if memcmp(p, needle.baseAddress!, needle.count) == 0 { return at }
-            i = at + 1
-        }
-        return nil
     }
 }

@@ -26,7 +26,7 @@ final class HostileTests: XCTestCase {
         XCTAssertTrue(parseError(dir.write("t.epub", Array(epub.prefix(epub.count - 200))))!.contains("ZIP"))
         // Damage the deflated chapter in place: inflate fails or the CRC does not match.
         var damaged = epub
-        let at = FormatDetection.find(Array("OEBPS/c.xhtml".utf8), in: damaged)! + 40
+        let at = ByteSearch.firstIndex(of: Array("OEBPS/c.xhtml".utf8), in: damaged)! + 40
         for i in at..<(at + 30) { damaged[i] ^= 0x5A }
         XCTAssertTrue(parseError(dir.write("c.epub", damaged))!.contains("corrupt"))
         let docx = makeDOCX(body: para("Hello"))
