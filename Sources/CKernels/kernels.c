@@ -582,6 +582,10 @@ size_t ib_gemm_packed_floats(int N, int K) {
     return (size_t)((N + NR - 1) / NR) * NR * (size_t)K;
 }
 
+unsigned ib_gemm_pack_layout(void) {
+    return (1u << 24) | ((unsigned)gemm_nr() << 16) | KC;
+}
+
 void ib_gemm_pack(int N, int K, const float *B, int ldb, float *out) {
     const int NR = gemm_nr(), panels = (N + NR - 1) / NR;
     for (int k0 = 0; k0 < K; k0 += KC) {

@@ -44,6 +44,8 @@ public final class NativeProvider: EmbeddingProvider {
                 verify: ModelVerification.Mode = .onFirstUse, precision: Precision = .fp32) throws(IBError) {
         encoder = try SentenceEncoder(directory: modelDirectory, verify: verify, batchSize: batchSize, threads: threads,
                                       precision: precision)
+        // The weights' packed copy, when ib-search has left one in the cache folder.
+        encoder.mapPackedWeights()
     }
 
     public var modelID: String { encoder.modelID }

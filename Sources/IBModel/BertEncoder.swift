@@ -122,35 +122,61 @@ public enum Precision: String, Sendable, CaseIterable {
 /// Every layer's weight matrices packed once for ib_gemm_packed: an encoder that
 /// embeds query after query (a server's, ib-ask's) would otherwise have ib_gemm
 /// re-pack all of them (~42 MB for MiniLM) on every call. The products are the
-/// same, bit for bit. Immutable once made; freed with the last reference.
+/// same, bit for bit. The matrices lie one after another in one region (layout),
+/// packed here or mapped from the cache folder (PackedWeightsFile). Immutable once
+/// made; the region is released with the last reference.
 final class PackedWeights: @unchecked Sendable {
     struct Layer {
         let query, key, value, attentionOut, intermediate, output: UnsafePointer<Float>
     }
     let layers: [Layer]
-    private var buffers: [UnsafeMutableRawPointer] = []
+    /// Every matrix, in layout's order.
+    let region: UnsafeRawBufferPointer
+    private let release: @Sendable (UnsafeRawBufferPointer) -> Void
 
-    init(_ w: BertWeights, _ c: BertConfig) {
-        var buffers: [UnsafeMutableRawPointer] = []
-        /// A [n, k] weight matrix, packed.
-        func pack(_ weight: UnsafePointer<Float>, _ n: Int, _ k: Int) -> UnsafePointer<Float> {
-            let floats = ib_gemm_packed_floats(Int32(n), Int32(k))
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, floats) * 4, alignment: 64)
-            buffers.append(raw)
-            let out = raw.bindMemory(to: Float.self, capacity: floats)
-            ib_gemm_pack(Int32(n), Int32(k), weight, Int32(k), out)
-            return UnsafePointer(out)
-        }
+    /// Byte offsets of each layer's query, key, value, attentionOut, intermediate and
+    /// output matrices in the region, and its size: ib_gemm_packed_floats each, in
+    /// this order, at multiples of 64 bytes (the kernels read packed panels aligned).
+    static func layout(_ c: BertConfig) -> (offsets: [[Int]], bytes: Int) {
         let h = c.hiddenSize, i = c.intermediateSize
-        layers = w.layers.map { l in
-            Layer(query: pack(l.query.weight, h, h), key: pack(l.key.weight, h, h), value: pack(l.value.weight, h, h),
-                  attentionOut: pack(l.attentionOut.weight, h, h), intermediate: pack(l.intermediate.weight, i, h),
-                  output: pack(l.output.weight, h, i))
+        var next = 0
+        let offsets = (0..<c.layers).map { _ in
+            [(h, h), (h, h), (h, h), (h, h), (i, h), (h, i)].map { (n, k) -> Int in
+                defer { next += (ib_gemm_packed_floats(Int32(n), Int32(k)) * 4 + 63) / 64 * 64 }
+                return next
+            }
         }
-        self.buffers = buffers
+        return (offsets, next)
     }
 
-    deinit { for b in buffers { b.deallocate() } }
+    /// Packs `w` into memory of its own.
+    convenience init(_ w: BertWeights, _ c: BertConfig) {
+        let bytes = Self.layout(c).bytes
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 64)
+        let (offsets, _) = Self.layout(c)
+        let h = c.hiddenSize, i = c.intermediateSize
+        for (l, weights) in w.layers.enumerated() {
+            let matrices = [(weights.query.weight, h, h), (weights.key.weight, h, h), (weights.value.weight, h, h),
+                            (weights.attentionOut.weight, h, h), (weights.intermediate.weight, i, h), (weights.output.weight, h, i)]
+            for (m, (weight, n, k)) in matrices.enumerated() {
+                ib_gemm_pack(Int32(n), Int32(k), weight, Int32(k), (raw + offsets[l][m]).assumingMemoryBound(to: Float.self))
+            }
+        }
+        self.init(region: UnsafeRawBufferPointer(start: raw, count: bytes), c) { $0.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() } }
+    }
+
+    /// Matrices already packed in `region` (layout(c).bytes long, 64-byte aligned); `release` frees it.
+    init(region: UnsafeRawBufferPointer, _ c: BertConfig, release: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+        self.region = region
+        self.release = release
+        let base = region.baseAddress!
+        layers = Self.layout(c).offsets.map { o in
+            func at(_ m: Int) -> UnsafePointer<Float> { (base + o[m]).assumingMemoryBound(to: Float.self) }
+            return Layer(query: at(0), key: at(1), value: at(2), attentionOut: at(3), intermediate: at(4), output: at(5))
+        }
+    }
+
+    deinit { release(region) }
 }
 
 struct BertEncoder {

@@ -56,11 +56,17 @@ public enum ModelVerification {
 
     /// The stamp that records a successful hash of this exact file.
     static func stampPath(_ file: SafeTensors, expected: String) -> String? {
+        guard let identity = identity(of: file.path) else { return nil }
+        return Config.cacheDirectory + "/verified/" + SHA256.hex(identity + "|" + expected)
+    }
+
+    /// What names this exact file: its real path, size, modification time and inode
+    /// (a file downloaded again, or changed in place, is another file).
+    static func identity(of path: String) -> String? {
         var info = stat()
-        guard stat(file.path, &info) == 0 else { return nil }
-        var real = file.path
-        if let resolved = realpath(file.path, nil) { real = String(cString: resolved); free(resolved) }
-        let key = "\(real)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)|\(info.st_ino)|\(expected)"
-        return Config.cacheDirectory + "/verified/" + SHA256.hex(key)
+        guard stat(path, &info) == 0 else { return nil }
+        var real = path
+        if let resolved = realpath(path, nil) { real = String(cString: resolved); free(resolved) }
+        return "\(real)|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)|\(info.st_ino)"
     }
 }

@@ -57,6 +57,8 @@ public final class SentenceEncoder: @unchecked Sendable {
     private let lock = Mutex()
     private var _truncated = 0
     private var idleWorkspaces: [Workspace] = []
+    /// encoder.packed is mapped from the cache folder's copy.
+    private var packedFromFile = false
 
     public static let defaultBatchSize = 8
 
@@ -98,13 +100,52 @@ public final class SentenceEncoder: @unchecked Sendable {
     /// that embeds many short texts one call at a time (a server's queries).
     /// Vectors are unchanged, bit for bit. Idempotent; fp32 only (bf16 packs
     /// its own way). Not while another thread is embedding with this encoder.
+    /// The packing is taken from the cache folder when it is there (mapPackedWeights),
+    /// else made here and kept there for later processes (keepPackedWeights).
     public func packWeights() {
         guard encoder.packed == nil, encoder.precision == .fp32 else { return }
+        if mapPackedWeights() { return }
         encoder.packed = PackedWeights(encoder.weights, config)
+        keepPackedWeights()
     }
 
-    /// Whether packWeights() has run.
+    /// Whether the weights are packed (packWeights, mapPackedWeights).
     public var weightsPacked: Bool { encoder.packed != nil }
+
+    /// Takes the packed weights from the cache folder (PackedWeightsFile) when a copy
+    /// for this model file and this CPU's kernels is there: a process that embeds one
+    /// question (ib-search) then skips ib_gemm's per-call packing, a third of its
+    /// embedding, for the cost of a map and a header check. Vectors are unchanged,
+    /// bit for bit. false: no usable copy; nothing changes. fp32 only, as packWeights.
+    @discardableResult
+    public func mapPackedWeights() -> Bool {
+        guard encoder.precision == .fp32 else { return false }
+        if encoder.packed != nil { return packedFromFile }
+        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
+              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config),
+              let mapped = PackedWeightsFile.map(path: path, key: key, config: config) else { return false }
+        encoder.packed = mapped
+        packedFromFile = true
+        return true
+    }
+
+    /// Leaves a packed copy of the weights in the cache folder for later processes,
+    /// when none usable is there: packs them unless this encoder has (~45 ms for
+    /// MiniLM) and writes ~42 MB, once per model file and kernel layout. For a
+    /// process whose work is done (ib-search after its results). Nothing is packed
+    /// where the folder cannot be written. false: no copy there. fp32 only.
+    @discardableResult
+    public func keepPackedWeights() -> Bool {
+        guard encoder.precision == .fp32 else { return false }
+        if packedFromFile { return true }
+        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
+              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return false }
+        if PackedWeightsFile.map(path: path, key: key, config: config) != nil { return true }   // another process's
+        do throws(IBError) { try FileSystem.createDirectories(PackedWeightsFile.folder) } catch { return false }
+        guard access(PackedWeightsFile.folder, W_OK) == 0 else { return false }
+        let packed = encoder.packed ?? PackedWeights(encoder.weights, config)
+        return PackedWeightsFile.write(packed, to: path, key: key, modelID: modelID, config: config)
+    }
 
     public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 

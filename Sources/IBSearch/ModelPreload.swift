@@ -4,7 +4,8 @@
 // search's longer half, the one that embeds the query and scans the vectors;
 // the other core had nothing to do until the full-text half started. The
 // engine takes the preloaded model when it wants the same folder, and loads
-// its own otherwise (a library embedded with another model).
+// its own otherwise (a library embedded with another model). The weights'
+// packed copy in the cache folder is mapped here too (PackedWeightsFile).
 import Dispatch
 import IBCore
 import IBModel
@@ -24,7 +25,9 @@ public final class ModelPreload: Sendable {
             defer { loaded.leave() }
             let result: Result<SentenceEncoder, IBError>
             do throws(IBError) {
-                result = .success(try SentenceEncoder(directory: directory, threads: 1))
+                let encoder = try SentenceEncoder(directory: directory, threads: 1)
+                encoder.mapPackedWeights()
+                result = .success(encoder)
             } catch {
                 result = .failure(error)
             }

@@ -241,15 +241,21 @@ public enum SearchCommand {
             }
         }
 
-        guard let queries else { return try search(args.positionals.joined(separator: " "), line: nil) }
-        try queries.forEachLine { bytes in
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw IBError("\(queries.name):\(queries.lineNumber): not UTF-8 text")
+        if let queries {
+            try queries.forEachLine { bytes in
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    throw IBError("\(queries.name):\(queries.lineNumber): not UTF-8 text")
+                }
+                guard !text.allSatisfy(\.isWhitespace) else { return }
+                try search(text, line: queries.lineNumber)
+                out.flush()   // a reader on the other end of a pipe gets each search as it ends
             }
-            guard !text.allSatisfy(\.isWhitespace) else { return }
-            try search(text, line: queries.lineNumber)
-            out.flush()   // a reader on the other end of a pipe gets each search as it ends
+        } else {
+            try search(args.positionals.joined(separator: " "), line: nil)
         }
+        // The results are out; the next process finds the model's weights packed.
+        out.flush()
+        engine.keepPackedModel()
     }
 
     /// A question is a line; 64 KiB is far beyond one, and bounds what a stray binary file costs.

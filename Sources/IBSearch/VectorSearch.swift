@@ -54,13 +54,21 @@ extension SearchEngine {
             mark("embed (known)")
             return known
         }
-        // An engine asked a second new question will likely be asked more (a
-        // server's, ib-ask's): the model's weights are packed once from then on.
-        if !queryVectors.isEmpty { encoder.packWeights() }
+        // The model's weights packed for the products: mapped from the cache folder's
+        // copy when there is one; an engine asked a second new question will likely be
+        // asked more (a server's, ib-ask's), so it packs them itself from then on.
+        if !encoder.mapPackedWeights() && !queryVectors.isEmpty { encoder.packWeights() }
         let vector = encoder.embed([text]).first
         if let vector { queryVectors.remember(text, vector) }
-        mark("embed")
+        mark(encoder.weightsPacked ? "embed (weights packed)" : "embed")
         return vector
+    }
+
+    /// Leaves the model's packed weights in the cache folder for the next process
+    /// when this one embedded without them (SentenceEncoder.keepPackedWeights): once
+    /// per model file and CPU, after a process's results.
+    public func keepPackedModel() {
+        encoder?.keepPackedWeights()
     }
 
     /// Sets the encoder to the library's precision, so that the query's vector is made

@@ -1,5 +1,8 @@
 // Weights packed once (ib_gemm_pack, SentenceEncoder.packWeights) give the
 // products and vectors of per-call packing bit for bit, on both kernel paths.
+#if canImport(Glibc)
+import Glibc
+#endif
 import CKernels
 import IBCore
 @testable import IBModel
@@ -46,6 +49,15 @@ final class PackedWeightsTests: XCTestCase {
     /// The encoder's vectors once its weights are packed: the same bits, one text
     /// at a time and in a batch; and still sentence-transformers' (ParityTests).
     func testPackedEncoderGivesTheSameVectors() throws {
+        // An empty cache folder: packed here, in memory (PackedWeightsFileTests: the kept copy).
+        var template = Array("/tmp/ib-packed-memory-XXXXXX".utf8CString)
+        let cache = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let saved = Config.rawEnvironment("XDG_CACHE_HOME")
+        setenv("XDG_CACHE_HOME", cache, 1)
+        defer {
+            if let saved { setenv("XDG_CACHE_HOME", saved, 1) } else { unsetenv("XDG_CACHE_HOME") }
+            _ = system("rm -rf '\(cache)'")
+        }
         let model: SentenceEncoder
         do { model = try ParityTests.model() } catch { throw XCTSkip("no model here: \(error)") }
         model.threads = 1

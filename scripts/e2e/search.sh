@@ -14,6 +14,8 @@
 #  - --queries FILE: each line's results those of its own process, with query_line;
 #    a line not UTF-8 or over 64 KiB, a missing file, a QUERY beside it: one line, exit 1/1/2/2;
 #  - a plain diary's day ("2nd." under "SEPTEMBER 1666") is found by its date;
+#  - the model's packed weights: the first search keeps them in the cache folder,
+#    the next maps them, the results byte for byte the same; no cache folder: the same;
 #  - --kind books; --help and the man page list the same options;
 #  - ib-search starts light: linked at a fixed address (no PIE relocations at
 #    start) and without Foundation's ICU half (a stray `import Foundation` for
@@ -108,6 +110,22 @@ ib-search --json --queries "$tmp/long.txt" >/dev/null 2>"$tmp/long.err"; rc=$?
 ib-search --queries "$tmp/queries.txt" "and a query" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--queries with a QUERY is not exit 2"
 ib-search --queries "$tmp/no-such-file" >/dev/null 2>"$tmp/nofile.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "no-such-file" "$tmp/nofile.err" || fail "--queries, a missing file: exit $rc, $(cat "$tmp/nofile.err")"
+
+# --- the model's packed weights, kept in the cache folder: the first search writes
+# them after its results, the next maps them; the results are the same byte for
+# byte, and a cache folder that cannot be written changes nothing.
+packed_cache="$tmp/packed-cache"; mkdir -p "$packed_cache"
+pq="why does the butler hide the letter"
+first=$(XDG_CACHE_HOME="$packed_cache" IB_SEARCH_TIMING=1 ib-search --json --explain "$pq" 2>"$tmp/packed1.err")
+n=$(ls "$packed_cache/ib/packed/" 2>/dev/null | grep -c '\.f32$')
+[ "$n" -eq 1 ] || fail "packed weights: the first search left $n files in \$XDG_CACHE_HOME/ib/packed"
+grep -q "timing: embed (weights packed)" "$tmp/packed1.err" && fail "packed weights: the first search had them already"
+second=$(XDG_CACHE_HOME="$packed_cache" IB_SEARCH_TIMING=1 ib-search --json --explain "$pq" 2>"$tmp/packed2.err")
+grep -q "timing: embed (weights packed)" "$tmp/packed2.err" || fail "packed weights: the second search did not map them: $(grep timing "$tmp/packed2.err" | tr '\n' ' ')"
+[ -n "$first" ] && [ "$first" = "$second" ] || fail "packed weights: the results differ with them"
+: > "$tmp/a-file"   # a cache folder under a file: nothing can be written there, even by root
+third=$(XDG_CACHE_HOME="$tmp/a-file/cache" ib-search --json --explain "$pq" 2>"$tmp/packed3.err"); rc=$?
+[ $rc -eq 0 ] && [ "$third" = "$first" ] && [ ! -s "$tmp/packed3.err" ] || fail "packed weights: a cache folder that cannot be made: exit $rc, $(cat "$tmp/packed3.err")"
 
 # --- nothing found, books, bad BOOK, empty and missing libraries
 out=$(ib-search --json --mode text "xylophonequasar"); rc=$?

@@ -59,6 +59,10 @@ void ib_gemm(int M, int N, int K,
  * B is still read by the paths that do not pack (few rows, bf16).
  */
 size_t ib_gemm_packed_floats(int N, int K);
+/* What ib_gemm_pack's layout depends on, as one number (the layout's version,
+ * the panel width of the kernels selected now, the K block): packed weights kept
+ * in a file are valid only where this number is the same. */
+unsigned ib_gemm_pack_layout(void);
 void ib_gemm_pack(int N, int K, const float *B, int ldb, float *out);
 void ib_gemm_packed(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
                     const float *bias, float *C, int ldc, int flags);
