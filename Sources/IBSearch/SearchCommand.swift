@@ -164,6 +164,7 @@ public enum SearchCommand {
         let library = try Library.open(path: path, create: false)
         let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
         engine.preload = preload
+        engine.releasesMappedPages = queries == nil
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
         // A deleted book's quotes and notes stay in the library: they are searched with no book at all.
