@@ -128,14 +128,22 @@ enum PackedWeightsFile {
         return true
     }
 
-    /// Removes the other finished files of this model and layout (an older model file's).
+    /// Removes the other finished files of this model and layout (an older model file's),
+    /// and files of this model and layout left half-written over an hour ago (a process
+    /// killed while writing; a younger one may be another process's, still writing).
     private static func removeOthers(keeping path: String, modelID: String) {
         guard let dir = opendir(folder) else { return }
         defer { closedir(dir) }
         let start = prefix(modelID), kept = String(path[path.index(after: path.lastIndex(of: "/")!)...])
+        let now = time(nil)
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != kept && name.hasPrefix(start) && name.hasSuffix(".f32") { unlink(folder + "/" + name) }
+            guard name != kept && name.hasPrefix(start) else { continue }
+            var info = stat()
+            if name.hasSuffix(".f32") || (name.hasSuffix(".tmp") && stat(folder + "/" + name, &info) == 0
+                                          && now - info.st_mtim.tv_sec > 3600) {
+                unlink(folder + "/" + name)
+            }
         }
     }
 }

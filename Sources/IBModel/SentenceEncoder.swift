@@ -15,6 +15,7 @@
 import Glibc
 #endif
 import CIBSimd
+import Dispatch
 import CKernels
 import IBCore
 import IBTokenizer
@@ -105,8 +106,15 @@ public final class SentenceEncoder: @unchecked Sendable {
     public func packWeights() {
         guard encoder.packed == nil, encoder.precision == .fp32 else { return }
         if mapPackedWeights() { return }
-        encoder.packed = PackedWeights(encoder.weights, config)
-        keepPackedWeights()
+        let packed = PackedWeights(encoder.weights, config)
+        encoder.packed = packed
+        // Written on another thread: a server's request does not wait for the disk.
+        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
+              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return }
+        let (id, config) = (modelID, config)
+        DispatchQueue.global(qos: .utility).async {
+            PackedWeightsFile.write(packed, to: path, key: key, modelID: id, config: config)
+        }
     }
 
     /// Whether the weights are packed (packWeights, mapPackedWeights).

@@ -116,12 +116,21 @@ final class PackedWeightsFileTests: XCTestCase {
         let otherLayout = cache + "/ib/packed/all-MiniLM-L6-v2.9999.0123456789abcdef01234567.f32"
         write(stale, [1, 2, 3])
         write(otherLayout, [1, 2, 3])
+        // Half-written copies: one from a process killed two hours ago goes, a fresh one
+        // (another process may be writing it) stays.
+        let abandoned = path + ".123.456.tmp", writing = path + ".789.1011.tmp"
+        write(abandoned, [1])
+        write(writing, [1])
+        var twoHoursAgo = [timeval(tv_sec: time(nil) - 7200, tv_usec: 0), timeval(tv_sec: time(nil) - 7200, tv_usec: 0)]
+        XCTAssertEqual(utimes(abandoned, &twoHoursAgo), 0)
         unlink(path)
         XCTAssertTrue(try model().keepPackedWeights())
         XCTAssertFalse(FileSystem.exists(stale))
         XCTAssertTrue(FileSystem.exists(otherLayout))
         XCTAssertTrue(FileSystem.exists(path))
-        XCTAssertFalse(packedFiles().contains { $0.hasSuffix(".tmp") }, "\(packedFiles())")
+        XCTAssertFalse(FileSystem.exists(abandoned))
+        XCTAssertTrue(FileSystem.exists(writing))
+        XCTAssertEqual(packedFiles().filter { $0.hasSuffix(".tmp") }, [String(writing.split(separator: "/").last!)])
     }
 
     /// AVX-512 and AVX2 pack in panels of different widths: each has its own file, and

@@ -67,9 +67,28 @@ final class PackedWeightsTests: XCTestCase {
         XCTAssertFalse(model.weightsPacked)
         model.packWeights()
         XCTAssertTrue(model.weightsPacked)
+        // A copy for later processes is written on another thread (PackedWeightsFileTests maps it).
+        var kept = false
+        for _ in 0..<400 where !kept {
+            kept = packedFileCount(cache + "/ib/packed") == 1
+            if !kept { usleep(50_000) }
+        }
+        XCTAssertTrue(kept, "no packed copy written in 20 s")
         XCTAssertEqual(texts.map { model.embed([$0])[0] }.map { $0.map(\.bitPattern) }, before.map { $0.map(\.bitPattern) })
         XCTAssertEqual(model.embed(texts).map { $0.map(\.bitPattern) }, batched.map { $0.map(\.bitPattern) })
         model.packWeights()   // idempotent
         XCTAssertEqual(model.embed([texts[0]])[0].map(\.bitPattern), before[0].map(\.bitPattern))
+    }
+
+    /// Finished packed files (*.f32) in `folder`.
+    private func packedFileCount(_ folder: String) -> Int {
+        guard let dir = opendir(folder) else { return 0 }
+        defer { closedir(dir) }
+        var n = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".f32") { n += 1 }
+        }
+        return n
     }
 }
