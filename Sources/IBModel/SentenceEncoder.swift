@@ -60,6 +60,8 @@ public final class SentenceEncoder: @unchecked Sendable {
     private var idleWorkspaces: [Workspace] = []
     /// encoder.packed is mapped from the cache folder's copy.
     private var packedFromFile = false
+    /// packWeights' copy for the cache folder, while it is written.
+    private let packedWrite = DispatchGroup()
 
     public static let defaultBatchSize = 8
 
@@ -112,8 +114,10 @@ public final class SentenceEncoder: @unchecked Sendable {
         guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
               let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return }
         let (id, config) = (modelID, config)
-        DispatchQueue.global(qos: .utility).async {
+        packedWrite.enter()
+        DispatchQueue.global(qos: .utility).async { [packedWrite] in
             PackedWeightsFile.write(packed, to: path, key: key, modelID: id, config: config)
+            packedWrite.leave()
         }
     }
 
@@ -146,6 +150,7 @@ public final class SentenceEncoder: @unchecked Sendable {
     public func keepPackedWeights() -> Bool {
         guard encoder.precision == .fp32 else { return false }
         if packedFromFile { return true }
+        packedWrite.wait()   // packWeights' own copy, being written: done, then found below
         guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
               let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return false }
         if PackedWeightsFile.map(path: path, key: key, config: config) != nil { return true }   // another process's

@@ -46,7 +46,6 @@
 // The engine's parts: VectorSearch.swift (the query's vector, kNN, windows),
 // TextSearch.swift (the full-text half), ParallelText.swift (that half on a
 // second thread), Fusion.swift (one list from two), SearchSettings.swift.
-import Dispatch
 import IBCore
 import IBModel
 import IBStore

@@ -78,7 +78,7 @@ public final class MappedPages {
         guard sqlite3_get_autocommit(db.handle) != 0 else { return nil }
         do {
             try db.execute("BEGIN")
-            _ = try db.scalarInt("SELECT count(*) FROM (SELECT 1 FROM sqlite_schema LIMIT 1)")
+            _ = try db.scalarInt("SELECT 1 FROM sqlite_schema LIMIT 1")   // the snapshot starts here
         } catch {
             try? db.execute("ROLLBACK")
             return nil
