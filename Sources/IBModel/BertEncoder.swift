@@ -8,6 +8,9 @@
 //
 // The weights are pointers into the mapped safetensors file, used as stored:
 // a Linear weight is [out, in] row-major, and ib_gemm computes x * W^T.
+#if canImport(Glibc)
+import Glibc
+#endif
 import CKernels
 import IBCore
 
@@ -174,6 +177,13 @@ final class PackedWeights: @unchecked Sendable {
             func at(_ m: Int) -> UnsafePointer<Float> { (base + o[m]).assumingMemoryBound(to: Float.self) }
             return Layer(query: at(0), key: at(1), value: at(2), attentionOut: at(3), intermediate: at(4), output: at(5))
         }
+    }
+
+    /// Clears the page-table entries of a region mapped from a file (MADV_DONTNEED;
+    /// SentenceEncoder.releaseMappedPages). Only for a file-backed region: an
+    /// anonymous one would read back as zeros.
+    func releasePages() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: region.baseAddress!), region.count, MADV_DONTNEED)
     }
 
     deinit { release(region) }

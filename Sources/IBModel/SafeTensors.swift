@@ -93,6 +93,13 @@ public final class SafeTensors: @unchecked Sendable {
         _ = madvise(address, end - start, MADV_DONTNEED)
     }
 
+    /// Clears this process's page-table entries for the mapping (MADV_DONTNEED): the
+    /// map stays, the file's pages stay in the page cache, and a later read faults
+    /// them back from there. For a process that is done with the weights.
+    func releasePages() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), fileSize, MADV_DONTNEED)
+    }
+
     /// Asks for the mapping to be backed by 2 MiB pages where the kernel can. Every tensor of a
     /// layer is read by every forward pass, and a one-off process (ib-search) maps the weights
     /// anew each time: in 4 KiB pages that is ~22k page-table entries set by faults and cleared

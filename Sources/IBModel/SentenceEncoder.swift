@@ -121,6 +121,26 @@ public final class SentenceEncoder: @unchecked Sendable {
         }
     }
 
+    /// Clears the page-table entries of the model's file maps (the weights file, and
+    /// the packed copy when mapped from the cache folder) on another thread, for a
+    /// process that has embedded all it will (ib-search after its one query): the
+    /// kernel would otherwise clear them when the maps are unmapped, after the
+    /// results. The maps are kept (the closure holds them) until it is done; a
+    /// later embed still works, faulting the pages back from the page cache.
+    /// Returns a group left when it is done.
+    @discardableResult
+    public func releaseMappedPages() -> DispatchGroup {
+        let file = self.file, packed = packedFromFile ? encoder.packed : nil
+        let done = DispatchGroup()
+        done.enter()
+        DispatchQueue.global().async {
+            file.releasePages()
+            packed?.releasePages()
+            done.leave()
+        }
+        return done
+    }
+
     /// Whether the weights are packed (packWeights, mapPackedWeights).
     public var weightsPacked: Bool { encoder.packed != nil }
 

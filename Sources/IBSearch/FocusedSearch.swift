@@ -238,7 +238,9 @@ extension SearchEngine {
     static func phraseHits(_ library: Library, _ phrases: [String], scope: SearchScope?) throws -> Set<ChunkRef> {
         var found = Set<ChunkRef>()
         for phrase in phrases {
-            found.formUnion(try library.phraseChunks(phrase, in: scope, limit: 10))
+            // Its words that are not stop words, asked for together first (phraseChunks).
+            let telling = phrase.split(separator: " ").map(String.init).filter { !QueryText.stopwords.contains($0.lowercased()) }
+            found.formUnion(try library.phraseChunks(phrase, in: scope, limit: 10, containing: telling))
         }
         return found
     }

@@ -199,7 +199,9 @@ public final class SearchEngine {
     var textReader = Handoff(library: nil)
     /// A process that searches once and exits (ib-search with one QUERY): the page-table
     /// entries of the library's maps are cleared on another thread once a search's two
-    /// halves are done, instead of at exit (MappedPages). Not for an engine that searches again.
+    /// halves are done, and those of the model's maps once the query is embedded, instead
+    /// of at exit (MappedPages, SentenceEncoder.releaseMappedPages). Not for an engine
+    /// that searches again.
     public var releasesMappedPages = false
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
     /// question names rises, times its ranges' weight (StructureFocus; 0 turns it off).

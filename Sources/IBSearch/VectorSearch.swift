@@ -61,6 +61,8 @@ extension SearchEngine {
         let vector = encoder.embed([text]).first
         if let vector { queryVectors.remember(text, vector) }
         mark(encoder.weightsPacked ? "embed (weights packed)" : "embed")
+        // A process that searches once is done with the model (releasesMappedPages).
+        if releasesMappedPages { encoder.releaseMappedPages() }
         return vector
     }
 

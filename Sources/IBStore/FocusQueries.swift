@@ -125,10 +125,20 @@ extension Library {
     /// Most phrases (a whole question read as one) are in no chunk or a few:
     /// listing those reads the words' postings once, where ranking them reads
     /// them twice (bm25's document count) and scores each row.
-    public func phraseChunks(_ phrase: String, in scope: SearchScope?, limit: Int) throws -> [ChunkRef] {
-        var quoted = "\""
-        for c in phrase { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
-        quoted += "\""
+    /// `containing`: some of the phrase's words (its rarer ones). A chunk without
+    /// all of them cannot hold the phrase, and asking for them together is cheap
+    /// where the phrase query walks the position lists of "the" and "of" through
+    /// every chunk: when no chunk holds them all, that query is not run.
+    public func phraseChunks(_ phrase: String, in scope: SearchScope?, limit: Int, containing words: [String] = []) throws -> [ChunkRef] {
+        func quote(_ text: String) -> String {
+            var quoted = "\""
+            for c in text { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
+            return quoted + "\""
+        }
+        if !words.isEmpty, try fullTextMatches(match: words.map(quote).joined(separator: " AND "), in: scope, limit: 1).isEmpty {
+            return []
+        }
+        let quoted = quote(phrase)
         let some = try fullTextMatches(match: quoted, in: scope, limit: limit + 1)
         if some.count <= limit { return some }
         return try fullTextCandidates(match: quoted, concepts: nil, in: scope, limit: limit).map(\.ref)

@@ -78,6 +78,55 @@ final class PackedWeightsFileTests: XCTestCase {
         XCTAssertEqual(third.embed([texts[0]])[0].map(\.bitPattern), before[0].map(\.bitPattern))
     }
 
+    /// A process done with the model clears its maps' page-table entries (the packed
+    /// copy's and the weights file's): nothing of them stays resident in the process,
+    /// and an embed after that faults them back and gives the same vectors.
+    func testReleasedMapsAreClearedAndReadBackTheSame() throws {
+        let first = try model()
+        XCTAssertTrue(first.keepPackedWeights())
+        let files = packedFiles()
+        XCTAssertEqual(files.count, 1, "\(files)")
+        let second = try model()
+        XCTAssertTrue(second.mapPackedWeights())
+        let text = "the sister's dying words about the speckled band"
+        let before = second.embed([text])[0]
+        XCTAssertEqual(before.map(\.bitPattern), first.embed([text])[0].map(\.bitPattern))
+        let packedPath = cache + "/ib/packed/" + files[0]
+        guard let resolved = realpath(second.directory + "/model.safetensors", nil) else { return XCTFail("no weights file") }
+        let weightsPath = String(cString: resolved); free(resolved)
+        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "the products read the packed copy")
+        XCTAssertGreaterThan(try residentKB(mapping: weightsPath), 0, "the embeddings are read from the weights file")
+        // Every encoder here maps the weights file: each clears its own map.
+        first.releaseMappedPages().wait()
+        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "another encoder's map is not touched")
+        second.releaseMappedPages().wait()
+        XCTAssertEqual(try residentKB(mapping: packedPath), 0)
+        XCTAssertEqual(try residentKB(mapping: weightsPath), 0)
+        XCTAssertEqual(second.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
+        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "read back")
+        // An encoder whose packed weights are its own memory keeps them: only file maps are cleared.
+        let third = try model()
+        third.packWeights()
+        third.releaseMappedPages().wait()
+        XCTAssertEqual(third.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
+    }
+
+    /// The resident size, in KiB, of this process's mappings of the file at `path` (/proc/self/smaps).
+    private func residentKB(mapping path: String) throws -> Int {
+        let smaps = String(decoding: try FileSystem.read("/proc/self/smaps"), as: UTF8.self)
+        var inside = false, found = false, total = 0
+        for line in smaps.split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, !line.hasSuffix(":"), line.split(separator: " ").count >= 5 {
+                inside = line.hasSuffix(" " + path)
+                found = found || inside
+            } else if inside && line.hasPrefix("Rss:") {
+                total += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        XCTAssertTrue(found, "no mapping of \(path) in /proc/self/smaps")
+        return total
+    }
+
     func testADamagedShortOrForeignCopyIsNotUsedAndIsReplaced() throws {
         let encoder = try model()
         XCTAssertTrue(encoder.keepPackedWeights())

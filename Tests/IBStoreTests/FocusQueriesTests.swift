@@ -31,7 +31,8 @@ extension LibraryTests {
 
     /// phraseChunks lists a phrase's few chunks unranked, and ranks only when
     /// there are more than `limit`: the same set as the `limit` best by bm25,
-    /// whatever the scope (the library, books, page limits).
+    /// whatever the scope (the library, books, page limits), with or without
+    /// some of its words asked for first.
     func testPhraseChunksAreTheBestRankedOnes() throws {
         let ids = try storeBooksOfVariedChunks()
         let library = try Library.open(path: dbPath)
@@ -48,8 +49,15 @@ extension LibraryTests {
             let got = try library.phraseChunks(phrase, in: scope, limit: limit)
             XCTAssertEqual(Set(got), Set(ranked), "\(phrase) in \(String(describing: scope)) limit \(limit)")
             XCTAssertEqual(got.count, ranked.count)
+            // Some of its words, asked for together first, change nothing.
+            let some = phrase.split(separator: " ").map(String.init).filter { _ in Bool.random(using: &g) }
+            XCTAssertEqual(Set(try library.phraseChunks(phrase, in: scope, limit: limit, containing: some)), Set(ranked),
+                           "\(phrase) containing \(some) in \(String(describing: scope)) limit \(limit)")
             if try library.fullTextMatches(match: "\"\(phrase)\"", in: scope, limit: 1000).count > limit { many += 1 } else { few += 1 }
         }
+        // Words no chunk holds together: the phrase itself is not looked up.
+        XCTAssertFalse(try library.phraseChunks("whale", in: nil, limit: 10).isEmpty)
+        XCTAssertEqual(try library.phraseChunks("whale", in: nil, limit: 10, containing: ["whale", "zzz"]), [])
         XCTAssertGreaterThan(few, 30, "phrases in few chunks (listed)")
         XCTAssertGreaterThan(many, 30, "phrases in many chunks (ranked)")
     }
