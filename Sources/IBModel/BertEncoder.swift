@@ -154,9 +154,8 @@ final class PackedWeights: @unchecked Sendable {
 
     /// Packs `w` into memory of its own.
     convenience init(_ w: BertWeights, _ c: BertConfig) {
-        let bytes = Self.layout(c).bytes
+        let (offsets, bytes) = Self.layout(c)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 64)
-        let (offsets, _) = Self.layout(c)
         let h = c.hiddenSize, i = c.intermediateSize
         for (l, weights) in w.layers.enumerated() {
             let matrices = [(weights.query.weight, h, h), (weights.key.weight, h, h), (weights.value.weight, h, h),

@@ -34,10 +34,11 @@ enum PackedWeightsFile {
     /// The header's room: the payload starts on a page.
     static let headerBytes = 4096
 
-    /// Where the packed weights of the model file at `modelPath` go (nil: the file cannot be named).
-    static func path(modelPath: String, modelID: String, config: BertConfig) -> String? {
+    /// The packed weights of the model file at `modelPath`: the identity its header
+    /// repeats (key) and the file they go in (nil: the model file cannot be named).
+    static func location(modelPath: String, modelID: String, config: BertConfig) -> (key: String, path: String)? {
         guard let key = key(modelPath: modelPath, config: config) else { return nil }
-        return folder + "/" + prefix(modelID) + String(SHA256.hex(key).prefix(24)) + ".f32"
+        return (key, folder + "/" + prefix(modelID) + String(SHA256.hex(key).prefix(24)) + ".f32")
     }
 
     static var folder: String { Config.cacheDirectory + "/packed" }

@@ -111,8 +111,7 @@ public final class SentenceEncoder: @unchecked Sendable {
         let packed = PackedWeights(encoder.weights, config)
         encoder.packed = packed
         // Written on another thread: a server's request does not wait for the disk.
-        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
-              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return }
+        guard let (key, path) = PackedWeightsFile.location(modelPath: file.path, modelID: modelID, config: config) else { return }
         let (id, config) = (modelID, config)
         packedWrite.enter()
         DispatchQueue.global(qos: .utility).async { [packedWrite] in
@@ -153,8 +152,7 @@ public final class SentenceEncoder: @unchecked Sendable {
     public func mapPackedWeights() -> Bool {
         guard encoder.precision == .fp32 else { return false }
         if encoder.packed != nil { return packedFromFile }
-        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
-              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config),
+        guard let (key, path) = PackedWeightsFile.location(modelPath: file.path, modelID: modelID, config: config),
               let mapped = PackedWeightsFile.map(path: path, key: key, config: config) else { return false }
         encoder.packed = mapped
         packedFromFile = true
@@ -171,8 +169,7 @@ public final class SentenceEncoder: @unchecked Sendable {
         guard encoder.precision == .fp32 else { return false }
         if packedFromFile { return true }
         packedWrite.wait()   // packWeights' own copy, being written: done, then found below
-        guard let key = PackedWeightsFile.key(modelPath: file.path, config: config),
-              let path = PackedWeightsFile.path(modelPath: file.path, modelID: modelID, config: config) else { return false }
+        guard let (key, path) = PackedWeightsFile.location(modelPath: file.path, modelID: modelID, config: config) else { return false }
         if PackedWeightsFile.map(path: path, key: key, config: config) != nil { return true }   // another process's
         do throws(IBError) { try FileSystem.createDirectories(PackedWeightsFile.folder) } catch { return false }
         guard access(PackedWeightsFile.folder, W_OK) == 0 else { return false }
