@@ -27,4 +27,7 @@ trap 'rm -rf "$eight"' EXIT
 # The third readers' set (fresh questions on the readers' set's books, nobody tuned on),
 # in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader3 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader3/floors.json" || { echo "FAIL: third readers' evaluation"; exit 1; }
+# The fourth readers' set (fresh questions on the first set's books, nobody tuned on),
+# in the same library: hybrid only, a regression gate.
+"$root/scripts/eval/long" --set reader4 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader4/floors.json" || { echo "FAIL: fourth readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"
