@@ -100,6 +100,9 @@ public final class SafeTensors: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: base), fileSize, MADV_DONTNEED)
     }
 
+    /// Where the mapping starts (for tests).
+    var mappedAddress: Int { Int(bitPattern: base) }
+
     /// Asks for the mapping to be backed by 2 MiB pages where the kernel can. Every tensor of a
     /// layer is read by every forward pass, and a one-off process (ib-search) maps the weights
     /// anew each time: in 4 KiB pages that is ~22k page-table entries set by faults and cleared

@@ -140,6 +140,12 @@ public final class SentenceEncoder: @unchecked Sendable {
         return done
     }
 
+    /// An address inside each file map releaseMappedPages clears: the weights file's,
+    /// then the packed copy's when mapped from the cache folder (for tests).
+    var mappedAddresses: [Int] {
+        [file.mappedAddress] + (packedFromFile ? [encoder.packed.map { Int(bitPattern: $0.region.baseAddress) }].compactMap { $0 } : [])
+    }
+
     /// Whether the weights are packed (packWeights, mapPackedWeights).
     public var weightsPacked: Bool { encoder.packed != nil }
 

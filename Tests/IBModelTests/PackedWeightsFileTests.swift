@@ -80,30 +80,30 @@ final class PackedWeightsFileTests: XCTestCase {
 
     /// A process done with the model clears its maps' page-table entries (the packed
     /// copy's and the weights file's): nothing of them stays resident in the process,
-    /// and an embed after that faults them back and gives the same vectors.
+    /// another encoder's maps are left as they are, and an embed after that faults
+    /// them back and gives the same vectors.
     func testReleasedMapsAreClearedAndReadBackTheSame() throws {
         let first = try model()
         XCTAssertTrue(first.keepPackedWeights())
-        let files = packedFiles()
-        XCTAssertEqual(files.count, 1, "\(files)")
         let second = try model()
         XCTAssertTrue(second.mapPackedWeights())
         let text = "the sister's dying words about the speckled band"
         let before = second.embed([text])[0]
         XCTAssertEqual(before.map(\.bitPattern), first.embed([text])[0].map(\.bitPattern))
-        let packedPath = cache + "/ib/packed/" + files[0]
-        guard let resolved = realpath(second.directory + "/model.safetensors", nil) else { return XCTFail("no weights file") }
-        let weightsPath = String(cString: resolved); free(resolved)
-        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "the products read the packed copy")
-        XCTAssertGreaterThan(try residentKB(mapping: weightsPath), 0, "the embeddings are read from the weights file")
-        // Every encoder here maps the weights file: each clears its own map.
-        first.releaseMappedPages().wait()
-        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "another encoder's map is not touched")
+        let maps = second.mappedAddresses
+        XCTAssertEqual(maps.count, 2, "the weights file and the packed copy")
+        XCTAssertGreaterThan(try residentKB(containing: maps[0]), 0, "the embeddings are read from the weights file")
+        XCTAssertGreaterThan(try residentKB(containing: maps[1]), 1_000, "the products read the packed copy")
+        let others = first.mappedAddresses
+        XCTAssertEqual(others.count, 1, "an encoder that packs nothing maps only the weights file")
+        let othersResident = try residentKB(containing: others[0])
+        XCTAssertGreaterThan(othersResident, 1_000, "it multiplied from the weights file")
         second.releaseMappedPages().wait()
-        XCTAssertEqual(try residentKB(mapping: packedPath), 0)
-        XCTAssertEqual(try residentKB(mapping: weightsPath), 0)
+        XCTAssertEqual(try residentKB(containing: maps[0]), 0)
+        XCTAssertEqual(try residentKB(containing: maps[1]), 0)
+        XCTAssertEqual(try residentKB(containing: others[0]), othersResident, "another encoder's map is not touched")
         XCTAssertEqual(second.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
-        XCTAssertGreaterThan(try residentKB(mapping: packedPath), 1_000, "read back")
+        XCTAssertGreaterThan(try residentKB(containing: maps[1]), 1_000, "read back")
         // An encoder whose packed weights are its own memory keeps them: only file maps are cleared.
         let third = try model()
         third.packWeights()
@@ -111,20 +111,21 @@ final class PackedWeightsFileTests: XCTestCase {
         XCTAssertEqual(third.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
     }
 
-    /// The resident size, in KiB, of this process's mappings of the file at `path` (/proc/self/smaps).
-    private func residentKB(mapping path: String) throws -> Int {
+    /// The resident size, in KiB, of this process's mapping that holds `address` (/proc/self/smaps).
+    private func residentKB(containing address: Int) throws -> Int {
         let smaps = String(decoding: try FileSystem.read("/proc/self/smaps"), as: UTF8.self)
-        var inside = false, found = false, total = 0
+        var inside = false
         for line in smaps.split(separator: "\n") {
-            if let first = line.first, first.isHexDigit, !line.hasSuffix(":"), line.split(separator: " ").count >= 5 {
-                inside = line.hasSuffix(" " + path)
-                found = found || inside
+            let fields = line.split(separator: " ")
+            if let first = line.first, first.isHexDigit, !line.hasSuffix(":"), fields.count >= 5 {
+                let bounds = fields[0].split(separator: "-").compactMap { Int($0, radix: 16) }
+                inside = bounds.count == 2 && bounds[0] <= address && address < bounds[1]
             } else if inside && line.hasPrefix("Rss:") {
-                total += Int(line.split(separator: " ")[1]) ?? 0
+                return Int(fields.count > 1 ? fields[1] : "") ?? -1
             }
         }
-        XCTAssertTrue(found, "no mapping of \(path) in /proc/self/smaps")
-        return total
+        XCTFail("no mapping holds \(String(address, radix: 16)) in /proc/self/smaps")
+        return -1
     }
 
     func testADamagedShortOrForeignCopyIsNotUsedAndIsReplaced() throws {
