@@ -151,9 +151,7 @@ public enum QueryText {
     public static func matchExpression(_ terms: [QueryTerm]) -> String? {
         guard !terms.isEmpty else { return nil }
         return terms.map { term in
-            var quoted = "\""
-            for c in term.text { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
-            quoted += "\""
+            let quoted = FullText.quoted(term.text)
             return term.prefix ? quoted + "*" : quoted
         }.joined(separator: " OR ")
     }

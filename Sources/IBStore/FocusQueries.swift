@@ -130,15 +130,10 @@ extension Library {
     /// where the phrase query walks the position lists of "the" and "of" through
     /// every chunk: when no chunk holds them all, that query is not run.
     public func phraseChunks(_ phrase: String, in scope: SearchScope?, limit: Int, containing words: [String] = []) throws -> [ChunkRef] {
-        func quote(_ text: String) -> String {
-            var quoted = "\""
-            for c in text { if c == "\"" { quoted += "\"\"" } else { quoted.append(c) } }
-            return quoted + "\""
-        }
-        if !words.isEmpty, try fullTextMatches(match: words.map(quote).joined(separator: " AND "), in: scope, limit: 1).isEmpty {
+        if !words.isEmpty, try fullTextMatches(match: words.map(FullText.quoted).joined(separator: " AND "), in: scope, limit: 1).isEmpty {
             return []
         }
-        let quoted = quote(phrase)
+        let quoted = FullText.quoted(phrase)
         let some = try fullTextMatches(match: quoted, in: scope, limit: limit + 1)
         if some.count <= limit { return some }
         return try fullTextCandidates(match: quoted, concepts: nil, in: scope, limit: limit).map(\.ref)

@@ -39,6 +39,14 @@ public enum FullText {
         return String(out)
     }
 
+    /// `text` as one FTS5 string (a phrase of its tokens): in double quotes, its
+    /// own double quotes doubled, so that nothing in it is FTS5 syntax.
+    public static func quoted(_ text: String) -> String {
+        var out = "\""
+        for c in text { if c == "\"" { out += "\"\"" } else { out.append(c) } }
+        return out + "\""
+    }
+
     /// An FTS5 MATCH expression for a plain user query: every word must occur
     /// (implicit AND); a CJK word becomes the phrase of its bigrams. Words are
     /// quoted, so FTS5 syntax characters in the query cannot cause errors.
@@ -47,7 +55,7 @@ public enum FullText {
         for word in segmentWords(query) {
             let segmented = segment(word).split(separator: " ").joined(separator: " ")
             if segmented.isEmpty { continue }
-            terms.append("\"" + segmented.replacingAll("\"", with: "\"\"") + "\"")
+            terms.append(quoted(segmented))
         }
         return terms.joined(separator: " ")
     }
