@@ -155,7 +155,9 @@ final class PackedWeights: @unchecked Sendable {
     /// Packs `w` into memory of its own.
     convenience init(_ w: BertWeights, _ c: BertConfig) {
         let (offsets, bytes) = Self.layout(c)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 64)
+        // On a page, like a mapped copy's: the kernels want 64 bytes, and the region then
+        // behaves as a mapped one would (madvise on it is not refused for its address).
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 4096)
         let h = c.hiddenSize, i = c.intermediateSize
         for (l, weights) in w.layers.enumerated() {
             let matrices = [(weights.query.weight, h, h), (weights.key.weight, h, h), (weights.value.weight, h, h),

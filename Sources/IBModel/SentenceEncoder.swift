@@ -143,7 +143,8 @@ public final class SentenceEncoder: @unchecked Sendable {
     /// An address inside each file map releaseMappedPages clears: the weights file's,
     /// then the packed copy's when mapped from the cache folder (for tests).
     var mappedAddresses: [Int] {
-        [file.mappedAddress] + (packedFromFile ? [encoder.packed.map { Int(bitPattern: $0.region.baseAddress) }].compactMap { $0 } : [])
+        let packed = packedFromFile ? encoder.packed.map { Int(bitPattern: $0.region.baseAddress) } : nil
+        return [file.mappedAddress] + (packed.map { [$0] } ?? [])
     }
 
     /// Whether the weights are packed (packWeights, mapPackedWeights).

@@ -104,9 +104,14 @@ final class PackedWeightsFileTests: XCTestCase {
         XCTAssertEqual(try residentKB(containing: others[0]), othersResident, "another encoder's map is not touched")
         XCTAssertEqual(second.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
         XCTAssertGreaterThan(try residentKB(containing: maps[1]), 1_000, "read back")
-        // An encoder whose packed weights are its own memory keeps them: only file maps are cleared.
+        // An encoder whose packed weights are its own memory keeps them: only file maps are
+        // cleared (cleared, they would read back as zeros). With the folder's copy gone,
+        // packWeights() packs in memory instead of mapping it.
+        for name in packedFiles() { XCTAssertEqual(unlink(cache + "/ib/packed/" + name), 0) }
         let third = try model()
         third.packWeights()
+        XCTAssertTrue(third.weightsPacked)
+        XCTAssertEqual(third.mappedAddresses.count, 1, "packed in memory, not mapped")
         third.releaseMappedPages().wait()
         XCTAssertEqual(third.embed([text])[0].map(\.bitPattern), before.map(\.bitPattern))
     }
