@@ -50,6 +50,9 @@ public struct QueryReferences: Sendable, Equatable {
         "chapter": "chapter", "chapters": "chapter", "chap": "chapter", "ch": "chapter",
         "act": "act", "scene": "scene", "book": "book", "part": "part", "volume": "volume", "vol": "volume",
         "canto": "canto", "stave": "stave", "letter": "letter", "section": "section", "essay": "chapter",
+        // A collection's numbered poems are its chapters ("Sonnet 18", "the third poem", "Psalm XXIII").
+        "sonnet": "chapter", "poem": "chapter", "psalm": "chapter", "ode": "chapter", "elegy": "chapter",
+        "hymn": "chapter", "epigram": "chapter", "song": "chapter",
     ]
     /// Words before a month that make a month of an ambiguous word ("in May", "of March").
     static let monthContext: Set<String> = [
@@ -400,7 +403,10 @@ public struct QueryReferences: Sendable, Equatable {
             let next = word(w, i + 1)
             if let n = CalendarWords.number(next, romanAllowed: true), n > 0, n < 10_000, year(next) == nil {
                 // "book one" yes; "a letter i wrote" no: a lone "i" after letter is the pronoun.
-                if next == "i" && !["act", "scene", "chapter", "book", "part", "volume", "canto", "stave"].contains(kind) { return nil }
+                // "the poem i love" too; "Sonnet I" and "Psalm I" are numbers.
+                let pronoun = !["act", "scene", "chapter", "book", "part", "volume", "canto", "stave"].contains(kind)
+                    || ["poem", "ode", "elegy", "hymn", "epigram", "song"].contains(w[i])
+                if next == "i" && pronoun { return nil }
                 return (PartStep(kind: kind, number: n), i + 2)
             }
             return nil
@@ -413,9 +419,11 @@ public struct QueryReferences: Sendable, Equatable {
         case "opening": n = 1
         default: n = CalendarWords.ordinals[w[i]] ?? (w[i].hasSuffix("th") || w[i].hasSuffix("st") || w[i].hasSuffix("nd") || w[i].hasSuffix("rd") ? CalendarWords.number(w[i], romanAllowed: false) : nil)
         }
-        guard let n, n != 0, let kind = partKinds[word(w, i + 1)], kind != "letter" || n > 0 else { return nil }
+        // A possessive is the part itself: "the eighteenth sonnet's couplet".
+        let named = word(w, i + 1).hasSuffix("'s") ? String(word(w, i + 1).dropLast(2)) : word(w, i + 1)
+        guard let n, n != 0, let kind = partKinds[named], kind != "letter" || n > 0 else { return nil }
         // A plural ("the first chapters") is a position, not one part.
-        guard !word(w, i + 1).hasSuffix("s") || kind == "chapter" && word(w, i + 1) == "chapter" else { return nil }
+        guard !named.hasSuffix("s") || kind == "chapter" && named == "chapter" else { return nil }
         return (PartStep(kind: kind, number: n), i + 2)
     }
 

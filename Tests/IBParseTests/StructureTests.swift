@@ -263,6 +263,12 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(kind("Second Epilogue"), "- -")
         XCTAssertEqual(kind("I Wandered Lonely as a Cloud"), "- -")
         XCTAssertEqual(kind("One Art"), "- -")
+        // A numbered poem is a chapter of its collection; a poem's title that only begins with such a word is none.
+        XCTAssertEqual(kind("Sonnet XVIII"), "chapter 18")
+        XCTAssertEqual(kind("Psalm 23"), "chapter 23")
+        XCTAssertEqual(kind("Elegy IX. Of His Mistress Going to Bed"), "chapter 9")
+        XCTAssertEqual(kind("Song of Myself"), "- -")
+        XCTAssertEqual(kind("Ode to a Nightingale"), "- -")
         XCTAssertEqual(kind("Mix Me a Drink"), "- -")
     }
 

@@ -85,6 +85,23 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("the letter I wrote to Lucy").parts, [])
     }
 
+    func testNumberedPoems() {
+        // A collection's numbered poems are its chapters, as their titles are (StructureTitles).
+        let eighteen = [[PartStep(kind: "chapter", number: 18)]]
+        XCTAssertEqual(QueryReferences.parse("In Sonnet 18, what is the summer's day compared with?").parts, eighteen)
+        XCTAssertEqual(QueryReferences.parse("sonnet XVIII").parts, eighteen)
+        XCTAssertEqual(QueryReferences.parse("the eighteenth sonnet").parts, eighteen)
+        XCTAssertEqual(QueryReferences.parse("the eighteenth sonnet\u{2019}s couplet").parts, eighteen, "a possessive")
+        XCTAssertEqual(QueryReferences.parse("the third chapter's ending").parts, [[PartStep(kind: "chapter", number: 3)]])
+        XCTAssertEqual(QueryReferences.parse("in Psalm 23, the valley").parts, [[PartStep(kind: "chapter", number: 23)]])
+        XCTAssertEqual(QueryReferences.parse("Sonnet I opens the sequence").parts, [[PartStep(kind: "chapter", number: 1)]])
+        XCTAssertEqual(QueryReferences.parse("the last poem of the collection").parts, [[PartStep(kind: "chapter", number: -1)]])
+        // Not parts: a poem without a number, and the pronoun after it.
+        XCTAssertEqual(QueryReferences.parse("the poem about the grass").parts, [])
+        XCTAssertEqual(QueryReferences.parse("the poem I learned at school").parts, [])
+        XCTAssertEqual(QueryReferences.parse("the song i sang").parts, [])
+    }
+
     func testPositions() {
         XCTAssertEqual(QueryReferences.parse("near the end of the book").position, 0.85...1)
         XCTAssertEqual(QueryReferences.parse("at the very end").position, 0.95...1)

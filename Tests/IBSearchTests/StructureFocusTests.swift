@@ -68,6 +68,20 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(ranges("in Act 9", play, chunks: 200), [], "a reference that matches nothing adds nothing")
     }
 
+    /// A sonnet sequence whose poems are titled by bare numerals (chapters to the
+    /// parser): "Sonnet 18" and "the eighteenth sonnet" name the eighteenth.
+    func testNumberedPoemsNameTheirPoem() {
+        func roman(_ n: Int) -> String {
+            [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")].reduce(into: (n, "")) { acc, step in
+                while acc.0 >= step.0 { acc.0 -= step.0; acc.1 += step.1 }
+            }.1
+        }
+        let sonnets = (1...30).map { unit($0 - 1, kind: "chapter", number: $0, title: roman($0), chunks: ($0 - 1)...($0 - 1)) }
+        XCTAssertEqual(ranges("In Sonnet 18, to what is the beloved compared?", sonnets, chunks: 30).map(\.chunks), [17...17])
+        XCTAssertEqual(ranges("the eighteenth sonnet's summer's day", sonnets, chunks: 30).map(\.chunks), [17...17])
+        XCTAssertEqual(ranges("the poem about a summer's day", sonnets, chunks: 30), [])
+    }
+
     func testDatesFindTheirEntry() {
         XCTAssertEqual(ranges("the inn on the 4th of May", diary, chunks: 100).map(\.chunks), [10...19])
         // "in May" holds two entries; the chapter around them is not counted again.

@@ -160,4 +160,28 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(sections.map(\.kind), [nil, "chapter", nil, "chapter", nil, "chapter", "chapter"])
         XCTAssertEqual(sections.map(\.number), [nil, 14, nil, 3, nil, 12, 4])
     }
+
+    /// Migration 0220: a numbered poem an earlier ib-parse left without a kind
+    /// ("Sonnet XVIII", "Psalm 23") becomes a chapter with its number, as ib-parse
+    /// now reads it; a poem titled by words ("Song of Myself") stays as it was.
+    func testNumberedPoemsBecomeChapters() throws {
+        let titles = ["Sonnet XVIII", "Psalm 23", "Elegy IX. Of His Mistress", "Song of Myself", "Ode to a Nightingale", "IV. Sounds"]
+        let kinds: [String?] = [nil, nil, nil, nil, nil, "chapter"]
+        let numbers: [Int?] = [nil, nil, nil, nil, nil, 4]
+        let records = LibraryTests.book(1).map { record -> Record in
+            guard case .page(var page) = record, page.page == 1 else { return record }
+            let marks = titles.indices.map { StructureMark(at: $0, depth: 0, kind: kinds[$0], number: numbers[$0], title: titles[$0]) }
+            page.extra["structure"] = .array(marks.map(\.json))
+            return .page(page)
+        }
+        try store(records)
+        let library = try Library.open(path: dbPath)
+        XCTAssertEqual(try library.sections(bookID: bookID(records)).map(\.kind), kinds, "stored as an earlier ib-parse read them")
+        let migration = try XCTUnwrap(EmbeddedMigrations.all.first { $0.name == "0220_sections_numbered_poems.sql" })
+        try library.db.execute(migration.sql)
+        let sections = try library.sections(bookID: bookID(records))
+        XCTAssertEqual(sections.map(\.title), titles)
+        XCTAssertEqual(sections.map(\.kind), ["chapter", "chapter", "chapter", nil, nil, "chapter"])
+        XCTAssertEqual(sections.map(\.number), [18, 23, 9, nil, nil, 4])
+    }
 }
