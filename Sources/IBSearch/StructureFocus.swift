@@ -184,11 +184,14 @@ public enum StructureFocus {
     // MARK: numbered parts
 
     /// Kinds a question's word may mean: "chapter 3" also finds an unlabelled or
-    /// "section" unit numbered 3, "book 2" a volume.
+    /// "section" unit numbered 3, "book 2" a volume. ib-parse stores a unit
+    /// titled "Canto IV" or "Stave Three" as a chapter and "Volume II" as a part
+    /// (StructureTitles), so "canto" and "stave" find chapters and "volume" parts.
     static func compatible(_ asked: String, _ kind: String?) -> Bool {
         switch asked {
-        case "chapter", "section": return kind == nil || kind == "chapter" || kind == "section"
-        case "book", "volume": return kind == "book" || kind == "volume"
+        case "chapter", "section", "canto", "stave": return kind == nil || kind == "chapter" || kind == "section" || kind == asked
+        case "book": return kind == "book" || kind == "volume"
+        case "volume": return kind == "book" || kind == "volume" || kind == "part"
         default: return kind == asked
         }
     }

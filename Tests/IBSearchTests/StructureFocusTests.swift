@@ -82,6 +82,25 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(ranges("the poem about a summer's day", sonnets, chunks: 30), [])
     }
 
+    /// Units as ib-parse stores them: "Stave Three" and "Canto IV" are chapters,
+    /// "Volume II" a part. A question's "stave", "canto" and "volume" find them.
+    func testStavesCantosAndVolumesFindWhatTheParserStored() {
+        let staves = (1...5).map { unit($0 - 1, kind: "chapter", number: $0, title: "Stave \($0)", chunks: (($0 - 1) * 10)...(($0 - 1) * 10 + 9)) }
+        XCTAssertEqual(ranges("In Stave Three, the Ghost of Christmas Present", staves, chunks: 50).map(\.chunks), [20...29])
+        XCTAssertEqual(ranges("in Canto IV", staves, chunks: 50).map(\.chunks), [30...39])
+        var novel: [SearchSection] = []
+        for volume in 1...3 {
+            let v = novel.count, start = (volume - 1) * 30
+            novel.append(unit(v, kind: "part", number: volume, title: "Volume \(volume)", chunks: start...(start + 29)))
+            for chapter in 1...3 {
+                let c = start + (chapter - 1) * 10
+                novel.append(unit(novel.count, parent: v, kind: "chapter", number: chapter, title: "Chapter \(chapter)", chunks: c...(c + 9)))
+            }
+        }
+        XCTAssertEqual(ranges("in Volume 2, chapter 3, the letter", novel, chunks: 90).map(\.chunks), [50...59])
+        XCTAssertEqual(ranges("early in the third volume", novel, chunks: 90).first?.chunks.lowerBound, 60)
+    }
+
     func testDatesFindTheirEntry() {
         XCTAssertEqual(ranges("the inn on the 4th of May", diary, chunks: 100).map(\.chunks), [10...19])
         // "in May" holds two entries; the chapter around them is not counted again.
