@@ -317,6 +317,8 @@ public enum StructureFocus {
                 var j = i - 1
                 if j >= 0, words[j] == "s" { j -= 1 }   // "Mina's journal" (words split at the apostrophe)
                 if j >= 0 { strong.append(words[j]) }
+                // A word between the owner and the part: "Seward's recorded diary", "Mina's own journal".
+                if i >= 3, words[i - 2] == "s", words[i - 1] != "s" { strong.append(words[i - 3]) }
             }
         }
         return (strong, weak)

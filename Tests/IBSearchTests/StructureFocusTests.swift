@@ -113,6 +113,9 @@ final class StructureFocusTests: XCTestCase {
         let r = ranges("what she writes in Mina's journal at Whitby", diary, chunks: 100)
         XCTAssertEqual(Set(r.map(\.chunks)), [20...59])
         XCTAssertEqual(r.count, 2, "two words of the question point there, each counting")
+        // An owner with a word before the part: "Seward's recorded diary" is Dr. Seward's.
+        XCTAssertEqual(ranges("Seward's recorded diary, the patient's profile", diary, chunks: 100).map(\.chunks), [60...99])
+        XCTAssertEqual(ranges("the patient's recorded diary", diary, chunks: 100), [])
         // A word shared by most units (every entry is Jonathan's or another's journal) says nothing.
         let essays = (0..<10).map { unit($0, title: $0 == 3 ? "The Bean-Field" : "Essay \($0)", chunks: ($0 * 10)...($0 * 10 + 9)) }
         XCTAssertEqual(ranges("in the bean field, what he hoed", essays, chunks: 100).map(\.chunks), [30...39])
