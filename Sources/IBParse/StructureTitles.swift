@@ -20,6 +20,10 @@ enum StructureTitles {
     static func kindAndNumber(_ title: String) -> (kind: String?, number: Int?) {
         let words = title.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "." || $0 == "," || $0 == "—" })
         guard let first = words.first else { return (nil, nil) }
+        // A Chinese title counts its part: "第十二章 出海" is chapter 12, "第三幕" act 3.
+        if let counted = CJKNumerals.countedParts(String(title.prefix(12))).first, counted.range.lowerBound == 0, counted.number > 0 {
+            return (counted.kind, counted.number)
+        }
         if let kind = kindWords[first.lowercased()] {
             return (kind, words.dropFirst().first.flatMap { number(String($0)) })
         }

@@ -21,7 +21,8 @@ enum TextParser {
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
         let text = normalizeNewlines(try decode(bytes, encoding: options.encoding))
         var book = ParsedBook(format: .text)
-        book.pages = Pagination.pages(sections: [.init(index: nil, title: nil, text: text)], target: options.pageCharacters)
+        book.pages = Pagination.pages(sections: [.init(index: nil, title: nil, text: text, marks: TextHeadings.marks(text))],
+                                      target: options.pageCharacters)
         return book
     }
 

@@ -90,7 +90,26 @@ public struct QueryReferences: Sendable, Equatable {
         }
         if !path.isEmpty { out.parts.append(path) }
         out.parts += actScenes(text)
+        out.parts += countedParts(text)
         return out
+    }
+
+    /// A Chinese question's counted parts ("第十二章里", "第三幕第二场", "最后一章"):
+    /// parts side by side (or one character apart) are one path, outermost first.
+    static func countedParts(_ text: String) -> [[PartStep]] {
+        var paths: [[PartStep]] = []
+        var path: [PartStep] = []
+        var end = 0
+        for part in CJKNumerals.countedParts(text) {
+            let step = PartStep(kind: part.kind, number: part.number)
+            if !path.isEmpty && (part.range.lowerBound > end + 1 || path.contains { $0.kind == step.kind }) {
+                paths.append(path); path = []
+            }
+            path.insert(step, at: path.firstIndex(where: { depth($0.kind) > depth(step.kind) }) ?? path.count)
+            end = part.range.upperBound
+        }
+        if !path.isEmpty { paths.append(path) }
+        return paths
     }
 
     /// How deep a kind of part sits: a volume holds books, a book parts, a part

@@ -235,6 +235,27 @@ final class StructureTests: XCTestCase {
         XCTAssertNil(pages[0].extra["structure"])
     }
 
+    /// A Chinese novel in TXT: its "第N卷" and "第N章" lines are its structure
+    /// (pages as before); a sentence that opens with "第二天", one heading alone,
+    /// or a counted line ending in a full stop are text.
+    func testChineseTextHeadingsAreItsStructure() throws {
+        let dir = TempDir()
+        let novel = "第一卷　风起\n\n第一章 出海\n\n他在清晨出海。\n\n第二天，风停了。\n\n　　第十二章\n\n雨下了很久。\n\n第二卷 归来\n\n第一章 回家\n\n他回家了。\n"
+        let (_, pages) = try parseFile(dir.write("novel.txt", novel))
+        XCTAssertEqual(pages.map(\.text).joined(), "第一卷　风起\n\n第一章 出海\n\n他在清晨出海。\n\n第二天，风停了。\n\n　　第十二章\n\n雨下了很久。\n\n第二卷 归来\n\n第一章 回家\n\n他回家了。",
+                       "the text is as it was")
+        let units = try outline(pages).units
+        XCTAssertEqual(units.map(\.path), [["第一卷　风起"], ["第一卷　风起", "第一章 出海"], ["第一卷　风起", "第十二章"],
+                                           ["第二卷 归来"], ["第二卷 归来", "第一章 回家"]])
+        XCTAssertEqual(units.map(\.kind), ["book", "chapter", "chapter", "book", "chapter"])
+        XCTAssertEqual(units.map(\.number), [1, 1, 12, 2, 1])
+        let twelve = try marks(pages).first { $0.mark.title == "第十二章" }!
+        XCTAssertTrue(String(pages.first { $0.page == twelve.page }!.text.dropFirst(twelve.mark.at)).hasPrefix("第十二章"))
+        for text in ["第一章 出海\n\n他在清晨出海。\n", "第一章说的是出海。\n第二章说的是回家。\n", "第二天，风停了。\n第三天，雨停了。\n"] {
+            XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], text)
+        }
+    }
+
     func testDateGrammar() {
         func d(_ s: String) -> [String?] { StructureDates.parse(s).map { [$0.from, $0.to] } ?? [] }
         XCTAssertEqual(d("3 May. Bistritz."), ["--05-03", nil])
@@ -268,6 +289,12 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(kind("Psalm 23"), "chapter 23")
         XCTAssertEqual(kind("Elegy IX. Of His Mistress Going to Bed"), "chapter 9")
         XCTAssertEqual(kind("Song of Myself"), "- -")
+        // A Chinese title counts its part.
+        XCTAssertEqual(kind("第十二章 出海"), "chapter 12")
+        XCTAssertEqual(kind("第三幕"), "act 3")
+        XCTAssertEqual(kind("第一卷　风起"), "book 1")
+        XCTAssertEqual(kind("第二十一回 宝玉"), "chapter 21")
+        XCTAssertEqual(kind("第二天"), "- -")
         XCTAssertEqual(kind("Ode to a Nightingale"), "- -")
         XCTAssertEqual(kind("Mix Me a Drink"), "- -")
     }

@@ -85,6 +85,18 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("the letter I wrote to Lucy").parts, [])
     }
 
+    func testChineseCountedParts() {
+        XCTAssertEqual(QueryReferences.parse("第十二章里他为什么出海？").parts, [[PartStep(kind: "chapter", number: 12)]])
+        XCTAssertEqual(QueryReferences.parse("第3章").parts, [[PartStep(kind: "chapter", number: 3)]])
+        XCTAssertEqual(QueryReferences.parse("在第三幕第二场，国王说了什么？").parts,
+                       [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 2)]])
+        XCTAssertEqual(QueryReferences.parse("第二场，第三幕").parts,
+                       [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 2)]], "outermost first")
+        XCTAssertEqual(QueryReferences.parse("最后一章里谁死了？").parts, [[PartStep(kind: "chapter", number: -1)]])
+        XCTAssertEqual(QueryReferences.parse("第三章和第五章").parts.count, 2)
+        XCTAssertEqual(QueryReferences.parse("第二天他去了哪里？").parts, [], "a day, not a part")
+    }
+
     func testNumberedPoems() {
         // A collection's numbered poems are its chapters, as their titles are (StructureTitles).
         let eighteen = [[PartStep(kind: "chapter", number: 18)]]

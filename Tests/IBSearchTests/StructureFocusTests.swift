@@ -99,6 +99,13 @@ final class StructureFocusTests: XCTestCase {
         }
         XCTAssertEqual(ranges("in Volume 2, chapter 3, the letter", novel, chunks: 90).map(\.chunks), [50...59])
         XCTAssertEqual(ranges("early in the third volume", novel, chunks: 90).first?.chunks.lowerBound, 60)
+        // A Chinese novel's volumes (卷, books) and chapters, named the Chinese way.
+        let chinese = novel.map { u -> SearchSection in
+            var c = u; c.kind = u.kind == "part" ? "book" : u.kind
+            return c
+        }
+        XCTAssertEqual(ranges("第二卷第三章里，他写了什么信？", chinese, chunks: 90).map(\.chunks), [50...59])
+        XCTAssertEqual(ranges("最后一卷", chinese, chunks: 90).map(\.chunks), [60...89])
     }
 
     func testDatesFindTheirEntry() {

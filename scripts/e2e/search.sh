@@ -42,6 +42,8 @@ for mode in text hybrid; do
   out=$(ib-search --json -k 1 --mode "$mode" "侦探检查脚印皮靴")
   echo "$out" | grep >/dev/null "花园里的脚印" || fail "CJK ($mode): the footprint passage was not first: $out"
   echo "$out" | grep >/dev/null "«" || fail "CJK ($mode): no marked term in the snippet"
+  # The TXT's "第二章" line is its structure: the passage's section, and what "第二章里" names.
+  echo "$out" | grep >/dev/null '"section":\["第二章"\]' || fail "CJK ($mode): the passage's section is not 第二章: $out"
 done
 out=$(ib-search --json -k 1 --mode text "月亮兔子故事")
 echo "$out" | grep >/dev/null "月亮和兔子的故事" || fail "CJK: the moon-rabbit passage was not found"

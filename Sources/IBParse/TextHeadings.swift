@@ -1,0 +1,59 @@
+// A plain text's headings: lines that count a part, with or without its
+// title ("第十二章", "第十二章 出海", "第一卷　风起"), as Chinese novels in TXT
+// write them. They become the book's structure (its pages stay as they are),
+// so that "第十二章里" finds chapter 12. Two such lines are needed: one alone
+// is a line of the text.
+import IBCore
+
+enum TextHeadings {
+    /// A heading line is short: at most this many characters.
+    static let maxCharacters = 40
+    /// At most this many headings are kept (a web novel has a few thousand
+    /// chapters; a hostile file of heading lines must not grow the marks without end).
+    static let maxHeadings = 20_000
+
+    static func marks(_ text: [UInt8]) -> [PlacedMark] {
+        var found: [(offset: Int, title: String, kind: String)] = []
+        var start = 0
+        while start < text.count && found.count < maxHeadings {
+            let end = text[start...].firstIndex(of: 0x0A) ?? text.count
+            // "第" is 3 bytes in UTF-8: a line starting otherwise, or too long, is no heading.
+            if end - start <= maxCharacters * 4, let heading = heading(text, start..<end) {
+                found.append(heading)
+            }
+            start = end + 1
+        }
+        guard found.count >= 2 else { return [] }
+        // Depth by kind: books (卷) hold parts (部), parts chapters (章, 回), chapters sections (节).
+        func level(_ kind: String) -> Int {
+            switch kind { case "book": return 0; case "part": return 1; case "section", "scene": return 3; default: return 2 }
+        }
+        let levels = Array(Set(found.map { level($0.kind) })).sorted()
+        return found.map { DocumentStructure.mark(title: $0.title, depth: levels.firstIndex(of: level($0.kind)) ?? 0, offset: $0.offset) }
+    }
+
+    /// The line's title and kind when it is a heading: trimmed, opening with a
+    /// counted part, short, and not a sentence (no full stop at its end).
+    static func heading(_ text: [UInt8], _ line: Range<Int>) -> (offset: Int, title: String, kind: String)? {
+        var low = line.lowerBound, high = line.upperBound
+        while low < high, text[low] == 0x20 || text[low] == 0x09 || text[low] == 0x0D { low += 1 }
+        // A full-width space (U+3000, E3 80 80) indents many Chinese texts.
+        while low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3 }
+        guard low + 3 <= high, (text[low] == 0xE7 && text[low + 1] == 0xAC && text[low + 2] == 0xAC)   // 第
+                || (text[low] == 0xE6 && text[low + 1] == 0x9C && text[low + 2] == 0x80) else { return nil }   // 最
+        let title = String(decoding: text[low..<high], as: UTF8.self).trimmingWhitespace()
+        guard title.count <= maxCharacters, !title.hasSuffix("。"), !title.hasSuffix("."),
+              let counted = CJKNumerals.countedParts(String(title.prefix(12))).first,
+              counted.range.lowerBound == 0, counted.number > 0 else { return nil }
+        return (low, title, counted.kind)
+    }
+}
+
+private extension String {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}
