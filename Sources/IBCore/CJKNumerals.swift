@@ -28,8 +28,12 @@ public enum CJKNumerals {
             return text.reduce(0) { $0 * 10 + Int($1.unicodeScalars.first!.value - 0xFF10) }
         }
         var total = 0, current = 0, lastUnit = Int.max
+        var previous: Character? = nil
         for c in text {
+            defer { previous = c }
             if let d = digits[c] {
+                // Two digits side by side are no numeral ("一九三七" is a year read digit by digit), but after 零.
+                if let p = previous, digits[p] != nil, p != "零", p != "〇" { return nil }
                 current = d
             } else if let unit = units[c] {
                 guard unit < lastUnit else { return nil }   // "十百" is no numeral

@@ -49,6 +49,7 @@ enum StructureDates {
 
     /// The first date in `text`, if any.
     static func parse(_ text: String) -> HeaderDate? {
+        if let chinese = chineseDate(text) { return chinese }
         let words = tokens(text)
         for (i, word) in words.enumerated() {
             guard let month = months[word.text.lowercased()] else { continue }
@@ -90,6 +91,23 @@ enum StructureDates {
             return HeaderDate(from: String(y), to: nil, end: word.range.upperBound)
         }
         return nil
+    }
+
+    /// A title that opens with a date written the Chinese way: "五月四日 晴" is
+    /// --05-04, "一九三七年五月四日" 1937-05-04, "1937年5月" 1937-05, "1937年" 1937.
+    /// A month alone, a season or a feast dates no title.
+    static func chineseDate(_ text: String) -> HeaderDate? {
+        guard let d = CJKDates.find(String(text.prefix(32))).first, d.range.lowerBound == 0 else { return nil }
+        let end = text.index(text.startIndex, offsetBy: d.range.upperBound)
+        let year = d.years.map { String($0.lowerBound) }
+        if d.precise, let from = d.from {
+            return HeaderDate(from: "\(year ?? "-")-\(pad(from / 100))-\(pad(from % 100))", to: nil, end: end)
+        }
+        guard let year else { return nil }
+        if let from = d.from, let to = d.to, from / 100 == to / 100, from % 100 == 1, to % 100 >= 28 {
+            return HeaderDate(from: "\(year)-\(pad(from / 100))", to: nil, end: end)
+        }
+        return d.from == nil ? HeaderDate(from: year, to: nil, end: end) : nil
     }
 
     static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

@@ -1,7 +1,8 @@
 // A plain text's headings: lines that count a part, with or without its
 // title ("第十二章", "第十二章 出海", "第一卷　风起"), as Chinese novels in TXT
-// write them. They become the book's structure (its pages stay as they are),
-// so that "第十二章里" finds chapter 12. Two such lines are needed: one alone
+// write them, and a diary's days ("五月四日 晴", "1937年5月4日"). They become
+// the book's structure (its pages stay as they are), so that "第十二章里" finds
+// chapter 12 and "五月四日那天" the day. Two such lines are needed: one alone
 // is a line of the text.
 import IBCore
 
@@ -26,10 +27,14 @@ enum TextHeadings {
         guard found.count >= 2 else { return [] }
         // Depth by kind: books (卷) hold parts (部), parts chapters (章, 回), chapters sections (节).
         func level(_ kind: String) -> Int {
-            switch kind { case "book": return 0; case "part": return 1; case "section", "scene": return 3; default: return 2 }
+            switch kind { case "year": return -1; case "book": return 0; case "part": return 1; case "section", "scene": return 3; case "entry": return 4; default: return 2 }
         }
         let levels = Array(Set(found.map { level($0.kind) })).sorted()
-        return found.map { DocumentStructure.mark(title: $0.title, depth: levels.firstIndex(of: level($0.kind)) ?? 0, offset: $0.offset) }
+        return found.map { heading in
+            var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: level(heading.kind)) ?? 0, offset: heading.offset)
+            if heading.kind == "entry" { placed.mark.kind = "entry" }   // a year's line keeps no kind, only its date
+            return placed
+        }
     }
 
     /// The line's title and kind when it is a heading: trimmed, opening with a
@@ -39,13 +44,20 @@ enum TextHeadings {
         while low < high, text[low] == 0x20 || text[low] == 0x09 || text[low] == 0x0D { low += 1 }
         // A full-width space (U+3000, E3 80 80) indents many Chinese texts.
         while low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3 }
-        guard low + 3 <= high, (text[low] == 0xE7 && text[low + 1] == 0xAC && text[low + 2] == 0xAC)   // 第
-                || (text[low] == 0xE6 && text[low + 1] == 0x9C && text[low + 2] == 0x80) else { return nil }   // 最
+        // Most lines open with neither a CJK character (3 bytes from E0) nor a figure: not decoded.
+        guard low < high, text[low] >= 0xE0 || (text[low] >= 0x30 && text[low] <= 0x39) else { return nil }
         let title = String(decoding: text[low..<high], as: UTF8.self).trimmingWhitespace()
-        guard title.count <= maxCharacters, !title.hasSuffix("。"), !title.hasSuffix("."),
-              let counted = CJKNumerals.countedParts(String(title.prefix(12))).first,
-              counted.range.lowerBound == 0, counted.number > 0 else { return nil }
-        return (low, title, counted.kind)
+        guard title.count <= maxCharacters, !title.hasSuffix("。"), !title.hasSuffix(".") else { return nil }
+        let opening = String(title.prefix(16))
+        if let counted = CJKNumerals.countedParts(opening).first, counted.range.lowerBound == 0, counted.number > 0 {
+            return (low, title, counted.kind)
+        }
+        // A diary's day: "五月四日 晴", "1937年5月4日"; its year on a line of its own: "1937年", "一九三七年".
+        if let date = CJKDates.find(opening).first, date.range.lowerBound == 0, !title.contains("，") {
+            if date.precise { return (low, title, "entry") }
+            if date.from == nil, date.range.upperBound == title.count { return (low, title, "year") }
+        }
+        return nil
     }
 }
 

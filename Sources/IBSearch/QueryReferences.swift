@@ -91,6 +91,10 @@ public struct QueryReferences: Sendable, Equatable {
         if !path.isEmpty { out.parts.append(path) }
         out.parts += actScenes(text)
         out.parts += countedParts(text)
+        // Dates written the Chinese way: "5月4日", "五月初", "1834年春天", "圣诞节".
+        for d in CJKDates.find(text) {
+            out.dates.append(DateReference(years: d.years, from: d.from, to: d.to, day: nil, precise: d.precise))
+        }
         return out
     }
 

@@ -6,7 +6,7 @@ final class CJKNumeralsTests: XCTestCase {
     func testValues() {
         let cases: [(String, Int?)] = [("一", 1), ("十", 10), ("十二", 12), ("二十", 20), ("二十一", 21), ("一百零三", 103),
                                        ("两百", 200), ("一千二百三十四", 1234), ("12", 12), ("１２", 12), ("〇", nil),
-                                       ("", nil), ("十百", nil), ("第", nil), ("一二三四五六七八九", nil)]
+                                       ("", nil), ("十百", nil), ("一九三七", nil), ("一百零五", 105), ("第", nil), ("一二三四五六七八九", nil)]
         for (text, value) in cases { XCTAssertEqual(CJKNumerals.value(text), value, text) }
     }
 

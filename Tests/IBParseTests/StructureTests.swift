@@ -251,6 +251,14 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(units.map(\.number), [1, 1, 12, 2, 1])
         let twelve = try marks(pages).first { $0.mark.title == "第十二章" }!
         XCTAssertTrue(String(pages.first { $0.page == twelve.page }!.text.dropFirst(twelve.mark.at)).hasPrefix("第十二章"))
+        // A diary in TXT: its days are entries, dated (the year from the heading above, as for any yearless day).
+        let diary = "1937年\n\n五月四日 晴\n\n到北京。\n\n五月五日 雨\n\n五月五日，我们去了书店。\n"
+        let days = try outline(try parseFile(dir.write("diary.txt", diary)).1).units
+        XCTAssertEqual(days.map(\.title), ["1937年", "五月四日 晴", "五月五日 雨"], "a sentence that opens with the day is text")
+        XCTAssertEqual(days.map(\.kind), [nil, "entry", "entry"])
+        XCTAssertEqual(days.map(\.depth), [0, 1, 1])
+        // A yearless day under its year, as in any diary: ib-chunk and ib-search read it as 1937-05-04.
+        XCTAssertEqual(days.map(\.dateFrom), ["1937", "--05-04", "--05-05"])
         for text in ["第一章 出海\n\n他在清晨出海。\n", "第一章说的是出海。\n第二章说的是回家。\n", "第二天，风停了。\n第三天，雨停了。\n"] {
             XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], text)
         }
@@ -270,6 +278,13 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(d("March 1662-4"), ["1662-03", nil], "not the next year")
         XCTAssertEqual(d("Part V: 1811–12"), ["1811", "1812"])
         XCTAssertEqual(d("You may go"), [])
+        // A Chinese diary's titles.
+        XCTAssertEqual(d("五月四日 晴"), ["--05-04", nil])
+        XCTAssertEqual(d("一九三七年五月四日 星期二"), ["1937-05-04", nil])
+        XCTAssertEqual(d("1937年5月"), ["1937-05", nil])
+        XCTAssertEqual(d("1937年"), ["1937", nil])
+        XCTAssertEqual(d("五月"), [])
+        XCTAssertEqual(d("春天"), [])
         XCTAssertEqual(StructureTitles.kindAndNumber("XIV").number, 14)
         XCTAssertEqual(StructureTitles.kindAndNumber("Book Two").kind, "book")
         XCTAssertEqual(StructureTitles.kindAndNumber("Scene II").number, 2)

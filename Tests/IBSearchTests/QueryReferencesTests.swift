@@ -85,6 +85,15 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("the letter I wrote to Lucy").parts, [])
     }
 
+    func testChineseDates() {
+        XCTAssertEqual(date("五月四日那天他去了哪里？")?.from, 504)
+        XCTAssertEqual(date("五月四日那天他去了哪里？")?.precise, true)
+        let spring = date("1834年春天，达尔文在哪里？")
+        XCTAssertEqual(spring?.years, 1834...1834); XCTAssertEqual(spring?.from, 301); XCTAssertEqual(spring?.to, 531)
+        XCTAssertEqual(date("圣诞节那天")?.from, 1224)
+        XCTAssertNil(date("第二天他去了哪里？"))
+    }
+
     func testChineseCountedParts() {
         XCTAssertEqual(QueryReferences.parse("第十二章里他为什么出海？").parts, [[PartStep(kind: "chapter", number: 12)]])
         XCTAssertEqual(QueryReferences.parse("第3章").parts, [[PartStep(kind: "chapter", number: 3)]])

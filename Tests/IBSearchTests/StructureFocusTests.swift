@@ -114,6 +114,10 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(ranges("early in May", diary, chunks: 100).map(\.chunks), [0...19])
         XCTAssertEqual(ranges("in the autumn", diary, chunks: 100).map(\.chunks), [60...99])
         XCTAssertEqual(ranges("on Christmas Eve", diary, chunks: 100), [])
+        // Asked the Chinese way.
+        XCTAssertEqual(ranges("五月四日那天，他在旅店吃了什么？", diary, chunks: 100).map(\.chunks), [10...19])
+        XCTAssertEqual(ranges("五月初", diary, chunks: 100).map(\.chunks), [0...19])
+        XCTAssertEqual(ranges("秋天的时候", diary, chunks: 100).map(\.chunks), [60...99])
     }
 
     func testVoicesPlacesAndTitles() {
