@@ -20,7 +20,8 @@ public enum CJKNumerals {
 
     /// The value of a numeral written in Chinese characters ("十二" 12, "二十一"
     /// 21, "一百零三" 103) or in figures (ASCII or full width, "12", "１２"); nil
-    /// when `text` is none, is empty, or is 10,000 or more.
+    /// when `text` is none (two digits side by side, "一九", are a year's, not a
+    /// numeral), is empty, or is longer than 8 characters.
     public static func value<S: StringProtocol>(_ text: S) -> Int? {
         guard !text.isEmpty, text.count <= 8 else { return nil }
         if text.allSatisfy({ $0.isASCII && $0.isNumber }) { return Int(text) }
