@@ -16,13 +16,16 @@ public enum CJKDates {
         public var range: Range<Int>
     }
 
-    /// Seasons by their Chinese names (months, as CalendarWords.seasons).
-    static let seasons: [Character: (from: Int, to: Int)] = ["春": (3, 5), "夏": (6, 8), "秋": (9, 11), "冬": (12, 2)]
+    /// Seasons by their Chinese names: CalendarWords' months for each.
+    static let seasons: [Character: (from: Int, to: Int)] = [
+        "春": CalendarWords.seasons["spring"]!, "夏": CalendarWords.seasons["summer"]!,
+        "秋": CalendarWords.seasons["autumn"]!, "冬": CalendarWords.seasons["winter"]!,
+    ]
     /// Feast days on fixed dates (the lunar ones, 春节 and 中秋节, move against the calendar: left out).
-    static let feasts: [(name: String, from: Int, to: Int)] = [
+    static let feasts: [(name: [Character], from: Int, to: Int)] = [
         ("平安夜", 1224, 1224), ("圣诞夜", 1224, 1224), ("聖誕夜", 1224, 1224), ("圣诞节", 1224, 1226), ("聖誕節", 1224, 1226),
         ("元旦", 101, 101), ("情人节", 214, 214), ("愚人节", 401, 401), ("劳动节", 501, 501), ("国庆节", 1001, 1001),
-    ]
+    ].map { (Array($0.0), $0.1, $0.2) }
 
     /// Every date in `text`, in order.
     public static func find(_ text: String) -> [Found] {
@@ -30,6 +33,8 @@ public enum CJKDates {
         var out: [Found] = []
         var i = 0
         while i < c.count {
+            // Every date and feast opens with a figure or a CJK character: an English question costs a pass.
+            if c[i].isASCII && !c[i].isNumber { i += 1; continue }
             if let found = date(c, at: i) { out.append(found); i = found.range.upperBound; continue }
             if let feast = feasts.first(where: { matches(c, at: i, $0.name) }) {
                 out.append(Found(years: nil, from: feast.from, to: feast.to, precise: feast.from == feast.to,
@@ -41,9 +46,8 @@ public enum CJKDates {
         return out
     }
 
-    static func matches(_ c: [Character], at i: Int, _ word: String) -> Bool {
-        let w = Array(word)
-        return i + w.count <= c.count && Array(c[i..<(i + w.count)]) == w
+    static func matches(_ c: [Character], at i: Int, _ word: [Character]) -> Bool {
+        i + word.count <= c.count && c[i..<(i + word.count)].elementsEqual(word)
     }
 
     /// A numeral of figures or Chinese digits from `i` (at most `limit` characters): its value and end.

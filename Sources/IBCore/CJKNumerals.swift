@@ -58,6 +58,7 @@ public enum CJKNumerals {
 
     /// Every counted part in `text`, in order.
     public static func countedParts(_ text: String) -> [CountedPart] {
+        guard text.contains("第") || text.contains("最") else { return [] }
         let chars = Array(text)
         var out: [CountedPart] = []
         var i = 0

@@ -46,7 +46,7 @@ enum TextHeadings {
         while low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3 }
         // Most lines open with neither a CJK character (3 bytes from E0) nor a figure: not decoded.
         guard low < high, text[low] >= 0xE0 || (text[low] >= 0x30 && text[low] <= 0x39) else { return nil }
-        let title = String(decoding: text[low..<high], as: UTF8.self).trimmingWhitespace()
+        let title = String(decoding: text[low..<high], as: UTF8.self).trimmed
         guard title.count <= maxCharacters, !title.hasSuffix("。"), !title.hasSuffix(".") else { return nil }
         let opening = String(title.prefix(16))
         if let counted = CJKNumerals.countedParts(opening).first, counted.range.lowerBound == 0, counted.number > 0 {
@@ -58,14 +58,5 @@ enum TextHeadings {
             if date.from == nil, date.range.upperBound == title.count { return (low, title, "year") }
         }
         return nil
-    }
-}
-
-private extension String {
-    func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(scalars[first...last])
     }
 }
