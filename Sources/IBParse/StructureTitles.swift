@@ -11,11 +11,6 @@ enum StructureTitles {
         "letter": "letter", "telegram": "letter", "section": "section", "canto": "chapter", "stave": "chapter",
     ]
 
-    /// Words that name a numbered poem ("Sonnet XVIII", "Psalm 23", "Elegy IX"):
-    /// such a unit is a chapter of its collection, as a bare numeral is, but only
-    /// when a number follows ("Song of Myself" is a title, "Ode to a Nightingale" too).
-    static let numberedPoemWords: Set<String> = ["sonnet", "poem", "psalm", "ode", "elegy", "hymn", "epigram", "song"]
-
     /// The kind named by the title's first word, and the number it carries.
     static func kindAndNumber(_ title: String) -> (kind: String?, number: Int?) {
         let words = title.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "." || $0 == "," || $0 == "—" })
@@ -27,7 +22,9 @@ enum StructureTitles {
         if let kind = kindWords[first.lowercased()] {
             return (kind, words.dropFirst().first.flatMap { number(String($0)) })
         }
-        if numberedPoemWords.contains(first.lowercased()), let n = words.dropFirst().first.flatMap({ number(String($0)) }) {
+        // A numbered poem ("Sonnet XVIII", "Psalm 23") is a chapter of its collection, as a bare
+        // numeral is, but only with its number ("Song of Myself", "Ode to a Nightingale" are titles).
+        if PartWords.numberedPoems.contains(first.lowercased()), let n = words.dropFirst().first.flatMap({ number(String($0)) }) {
             return ("chapter", n)
         }
         // "Second Book", "First Part": an ordinal before a kind.

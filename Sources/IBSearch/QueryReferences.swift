@@ -45,15 +45,13 @@ public struct QueryReferences: Sendable, Equatable {
 
     public var isEmpty: Bool { dates.isEmpty && parts.isEmpty && position == nil && phrases.isEmpty && quotedTitles.isEmpty }
 
-    /// The words that name a kind of part, and the kind each names.
+    /// The words that name a kind of part, and the kind each names; a collection's
+    /// numbered poems are its chapters ("Sonnet 18", "the third poem", "Psalm XXIII").
     static let partKinds: [String: String] = [
         "chapter": "chapter", "chapters": "chapter", "chap": "chapter", "ch": "chapter",
         "act": "act", "scene": "scene", "book": "book", "part": "part", "volume": "volume", "vol": "volume",
         "canto": "canto", "stave": "stave", "letter": "letter", "section": "section", "essay": "chapter",
-        // A collection's numbered poems are its chapters ("Sonnet 18", "the third poem", "Psalm XXIII").
-        "sonnet": "chapter", "poem": "chapter", "psalm": "chapter", "ode": "chapter", "elegy": "chapter",
-        "hymn": "chapter", "epigram": "chapter", "song": "chapter",
-    ]
+    ].merging(PartWords.numberedPoems.map { ($0, "chapter") }) { a, _ in a }
     /// Words before a month that make a month of an ambiguous word ("in May", "of March").
     static let monthContext: Set<String> = [
         "in", "of", "early", "late", "mid", "during", "since", "until", "till", "throughout", "through",
@@ -428,7 +426,7 @@ public struct QueryReferences: Sendable, Equatable {
                 // "book one" yes; "a letter i wrote" no: a lone "i" after letter is the pronoun.
                 // "the poem i love" too; "Sonnet I" and "Psalm I" are numbers.
                 let pronoun = !["act", "scene", "chapter", "book", "part", "volume", "canto", "stave"].contains(kind)
-                    || ["poem", "ode", "elegy", "hymn", "epigram", "song"].contains(w[i])
+                    || PartWords.numberedPoems.contains(w[i]) && !PartWords.romanOneAfter.contains(w[i])
                 if next == "i" && pronoun { return nil }
                 return (PartStep(kind: kind, number: n), i + 2)
             }
