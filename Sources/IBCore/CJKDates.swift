@@ -29,6 +29,9 @@ public enum CJKDates {
 
     /// Every date in `text`, in order.
     public static func find(_ text: String) -> [Found] {
+        // Each form holds a CJK character (年, 月, 日, a season, a feast): a text of none, an
+        // English question, holds no date (CJK characters are 3 or 4 bytes in UTF-8, from E0).
+        guard text.utf8.contains(where: { $0 >= 0xE0 }) else { return [] }
         let c = Array(text)
         var out: [Found] = []
         var i = 0
@@ -53,8 +56,7 @@ public enum CJKDates {
     /// A numeral of figures or Chinese digits from `i` (at most `limit` characters): its value and end.
     static func numeral(_ c: [Character], at i: Int, limit: Int = 4) -> (value: Int, end: Int)? {
         var j = i
-        while j < c.count, j - i < limit, CJKNumerals.digits[c[j]] != nil || CJKNumerals.units[c[j]] != nil
-                || (c[j].isASCII && c[j].isNumber) || ("０"..."９").contains(c[j]) { j += 1 }
+        while j < c.count, j - i < limit, CJKNumerals.isNumeral(c[j]) { j += 1 }
         guard j > i, let v = CJKNumerals.value(String(c[i..<j])) ?? yearDigits(c[i..<j]) else { return nil }
         return (v, j)
     }
@@ -63,7 +65,7 @@ public enum CJKDates {
     static func yearDigits(_ s: ArraySlice<Character>) -> Int? {
         guard s.count == 4 else { return nil }
         var v = 0
-        for ch in s { guard let d = CJKNumerals.digits[ch] ?? (ch == "〇" ? 0 : nil) else { return nil }; v = v * 10 + d }
+        for ch in s { guard let d = CJKNumerals.digits[ch] else { return nil }; v = v * 10 + d }
         return v
     }
 
@@ -96,7 +98,7 @@ public enum CJKDates {
         var third: Int? = nil, k = j
         if k < c.count, "初早".contains(c[k]) { third = 0; k += 1 } else if k < c.count, "深晚暮".contains(c[k]) { third = 2; k += 1 }
         if k < c.count, let season = seasons[c[k]], third != nil || (k + 1 < c.count && "天季".contains(c[k + 1])) {
-            let end = third == nil ? k + 2 : (k + 1 < c.count && "天季".contains(c[k + 1]) ? k + 2 : k + 1)
+            let end = k + 1 < c.count && "天季".contains(c[k + 1]) ? k + 2 : k + 1
             var from = season.from, to = season.to
             if let third {
                 let month = (season.from - 1 + third) % 12 + 1

@@ -18,6 +18,11 @@ public enum CJKNumerals {
         "场": "scene", "場": "scene", "卷": "book", "册": "book", "冊": "book", "部": "part",
     ]
 
+    /// Whether `c` may be part of a numeral: a Chinese digit or unit, or a figure (ASCII or full width).
+    static func isNumeral(_ c: Character) -> Bool {
+        digits[c] != nil || units[c] != nil || (c.isASCII && c.isNumber) || ("０"..."９").contains(c)
+    }
+
     /// The value of a numeral written in Chinese characters ("十二" 12, "二十一"
     /// 21, "一百零三" 103) or in figures (ASCII or full width, "12", "１２"); nil
     /// when `text` is none (two digits side by side, "一九", are a year's, not a
@@ -64,10 +69,9 @@ public enum CJKNumerals {
         var i = 0
         while i < chars.count {
             if chars[i] == "第" {
-                // The numeral runs up to the counter: at most 8 characters.
+                // The numeral runs up to the counter (value() takes at most 8 characters).
                 var j = i + 1
-                while j < chars.count, j - i <= 9, digits[chars[j]] != nil || units[chars[j]] != nil
-                        || (chars[j].isASCII && chars[j].isNumber) || ("０"..."９").contains(chars[j]) { j += 1 }
+                while j < chars.count, j - i <= 8, isNumeral(chars[j]) { j += 1 }
                 if j > i + 1, j < chars.count, let kind = partCounters[chars[j]], let n = value(String(chars[(i + 1)..<j])) {
                     out.append(CountedPart(kind: kind, number: n, range: i..<(j + 1)))
                     i = j + 1; continue

@@ -18,7 +18,7 @@ enum TextHeadings {
         var start = 0
         while start < text.count && found.count < maxHeadings {
             let end = text[start...].firstIndex(of: 0x0A) ?? text.count
-            // "第" is 3 bytes in UTF-8: a line starting otherwise, or too long, is no heading.
+            // A line too long to be a heading is not decoded (a character is at most 4 bytes).
             if end - start <= maxCharacters * 4, let heading = heading(text, start..<end) {
                 found.append(heading)
             }
@@ -37,10 +37,12 @@ enum TextHeadings {
         }
     }
 
-    /// The line's title and kind when it is a heading: trimmed, opening with a
-    /// counted part, short, and not a sentence (no full stop at its end).
+    /// The line's title and kind when it is a heading: trimmed, short, not a
+    /// sentence (no full stop at its end), and opening with a counted part (its
+    /// kind), a day (an "entry") or a year alone (a "year", a unit without kind).
     static func heading(_ text: [UInt8], _ line: Range<Int>) -> (offset: Int, title: String, kind: String)? {
-        var low = line.lowerBound, high = line.upperBound
+        var low = line.lowerBound
+        let high = line.upperBound
         while low < high, text[low] == 0x20 || text[low] == 0x09 || text[low] == 0x0D { low += 1 }
         // A full-width space (U+3000, E3 80 80) indents many Chinese texts.
         while low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3 }

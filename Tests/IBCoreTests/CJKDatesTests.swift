@@ -34,7 +34,7 @@ final class CJKDatesTests: XCTestCase {
     }
 
     func testWordsThatAreNoDates() {
-        for text in ["春节", "第二天", "有一天", "一年", "春风", "秋千", "三月份的"] where text != "三月份的" {
+        for text in ["春节", "第二天", "有一天", "一年", "春风", "秋千", "in 1835 and May 4"] {
             XCTAssertEqual(span(text), "none", text)
         }
         XCTAssertEqual(span("三月份的"), "- 301-331", "a month, whatever follows")
