@@ -87,6 +87,8 @@ struct DayEntries {
     /// or a month's name with its capital: read from the bytes, so the paragraphs of
     /// a book that is no diary cost a glance each.
     static func opensWithDayOrMonth(_ text: [UInt8], at start: Int) -> Bool {
+        // A plain text writes the date in italics: "_3 May. Bistritz._--Left Munich".
+        let start = start < text.count && text[start] == 0x5F ? start + 1 : start
         var end = start
         while end < text.count, end - start <= 9, (0x30...0x39).contains(text[end]) || (0x41...0x5A).contains(text[end] & 0xDF) {
             end += 1
@@ -130,10 +132,12 @@ struct DayEntries {
         // Word joiners and zero-width spaces ("4 May.\u{2060}—I found") are not there;
         // a no-break space is a space.
         var scalars = String.UnicodeScalarView()
-        for u in raw.unicodeScalars where !(u == "\u{2060}" || u == "\u{200B}" || u == "\u{FEFF}") {
+        // A plain text's italics ("_3 May. Bistritz._--Left Munich") are not there either.
+        for u in raw.unicodeScalars where !(u == "\u{2060}" || u == "\u{200B}" || u == "\u{FEFF}" || u == "_") {
             scalars.append(u == "\u{00A0}" ? " " : u)
         }
-        let s = String(scalars)
+        // A plain text writes a dash as two hyphens ("_4 May._--I found").
+        let s = String(scalars).replacing("--", with: "—")
         var i = s.startIndex
         func skipSpaces() { while i < s.endIndex, s[i] == " " { i = s.index(after: i) } }
         func word() -> Substring? {

@@ -19,8 +19,13 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
 [Content_Types].xml, HTML markup), not only from the extension:
   text      UTF-8 (BOM accepted), UTF-16 LE/BE with a BOM; CRLF and CR become LF;
             other bytes are an error naming the byte offset (see --encoding);
-            lines counting a part the Chinese way (第一卷, 第十二章 出海) and a
-            diary's days (五月四日 晴) and years (1937年) are its structure
+            its structure: a heading paragraph ("CHAPTER I", "ACT III", "SCENE II.
+            A room in the castle.", "BOOK ONE: 1805", a bare "XIV" in its count,
+            "JANUARY 1659-1660"), a journal's or letter's header ("DR. SEWARD'S
+            DIARY.", "Letter, Mina Murray to Lucy Westenra."), a diary's dated
+            paragraphs ("_3 May. Bistritz._--Left Munich"); lines counting a part
+            the Chinese way (第一卷, 第十二章 出海), a diary's days (五月四日 晴)
+            and years (1937年); the contents list such texts open with is skipped
   markdown  cmark-gfm to plain text; front matter title/authors (authors: [A, B] is two); headings start sections
   html      all visible text (no script/style/template/noscript/head); <title>,
             <meta name="author">; headings start sections

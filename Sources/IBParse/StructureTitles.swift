@@ -58,7 +58,7 @@ enum StructureTitles {
 
     /// Whose journal or diary a title names: "Jonathan Harker's Journal." -> "Jonathan Harker".
     static func diaryVoice(_ title: String) -> String? {
-        for possessive in ["’s ", "'s "] {
+        for possessive in ["’s ", "'s ", "’S ", "'S "] {   // a plain text's headings are often in capitals
             guard let range = title.firstRange(of: possessive) else { continue }
             let rest = title[range.upperBound...].lowercased()
             guard ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"].contains(where: { rest.hasPrefix($0) })

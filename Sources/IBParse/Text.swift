@@ -21,7 +21,10 @@ enum TextParser {
     static func parse(_ bytes: [UInt8], options: ParseOptions) throws(ParseError) -> ParsedBook {
         let text = normalizeNewlines(try decode(bytes, encoding: options.encoding))
         var book = ParsedBook(format: .text)
-        book.pages = Pagination.pages(sections: [.init(index: nil, title: nil, text: text, marks: TextHeadings.marks(text))],
+        // Its headings, and the days of a diary written as paragraphs that open with their date.
+        var days = DayEntries()
+        let marks = days.adding(to: TextHeadings.marks(text), text: text)
+        book.pages = Pagination.pages(sections: [.init(index: nil, title: nil, text: text, marks: marks)],
                                       target: options.pageCharacters)
         return book
     }

@@ -1,63 +1,292 @@
-// A plain text's headings: lines that count a part, with or without its
-// title ("第十二章", "第十二章 出海", "第一卷　风起"), as Chinese novels in TXT
-// write them, and a diary's days ("五月四日 晴", "1937年5月4日"). They become
-// the book's structure (its pages stay as they are), so that "第十二章里" finds
-// chapter 12 and "五月四日那天" the day. Two such lines are needed: one alone
-// is a line of the text.
+// A plain text's headings, which become the book's structure (its pages stay
+// as they are), so that "in chapter 12", "in Act 3" or "第十二章里" finds its part.
+//
+// Chinese novels in TXT put each heading on a line of its own, blank lines or
+// not: a counted part with or without its title ("第十二章", "第一卷　风起") or a
+// diary's day ("五月四日 晴", "1937年5月4日"; a year alone, "1937年", holds them).
+//
+// English texts (Project Gutenberg's, and what converters write) set a heading
+// off as a paragraph of one line: "CHAPTER I", "CHAPTER 1. Loomings.", "ACT III",
+// "SCENE II. A room in the castle.", "BOOK ONE: 1805", "Stave Three", "SONNET
+// XVIII", a bare numeral ("XIV", "12.") counting on from the one before, or a
+// month ("JANUARY 1659-1660"). A journal's or a letter's header is a unit too
+// ("DR. SEWARD'S DIARY.", "_Letter, Mina Murray to Lucy Westenra._"), with its
+// voice; the days inside are DayEntries'. A title line right after a bare label
+// is its title ("I" then "Jonathan Harker's Journal."). The contents list most
+// such texts open with is a run of headings with nothing between them: a run
+// that counts the same kind twice is dropped.
+//
+// Two headings are needed: one alone is a line of the text.
 import IBCore
 
 enum TextHeadings {
-    /// A heading line is short: at most this many characters.
+    /// A Chinese heading line is short: at most this many characters.
     static let maxCharacters = 40
+    /// An English heading paragraph is one line of at most this many characters
+    /// (a journal's or letter's header may take up to `headerLines` lines).
+    static let maxEnglishCharacters = 80
+    static let headerLines = 3
+    static let maxHeaderCharacters = 160
+    /// Headings with less text than this between them (in bytes) are a contents
+    /// list, not units: a list has nothing between its lines, a part has its text.
+    static let contentsGap = 1
     /// At most this many headings are kept (a web novel has a few thousand
     /// chapters; a hostile file of heading lines must not grow the marks without end).
     static let maxHeadings = 20_000
 
+    struct Heading {
+        var offset: Int
+        var title: String
+        /// book, part, chapter, act, scene, section, letter, entry; "year" and "dated" are units without kind.
+        var kind: String
+        var number: Int? = nil
+        var voice: String? = nil
+        /// A bare numeral ("XIV"): a heading only in a count.
+        var bare = false
+        /// Bytes of the text's own paragraphs between the heading before and this one.
+        var gap = Int.max
+    }
+
     static func marks(_ text: [UInt8]) -> [PlacedMark] {
-        var found: [(offset: Int, title: String, kind: String)] = []
+        var found: [Heading] = []
+        var paragraph: [Range<Int>] = []   // the current paragraph's lines, while it is short enough to be a heading
+        var paragraphBytes = 0
+        var body = 0                       // bytes of the text's paragraphs since the last heading
+        var titleFor: Int? = nil           // a bare label's index, waiting for its title line
+
+        func endParagraph() {
+            defer { paragraph.removeAll(keepingCapacity: true); paragraphBytes = 0 }
+            guard paragraphBytes > 0 else { return }
+            let waiting = titleFor
+            titleFor = nil
+            if paragraph.count <= headerLines, var heading = englishHeading(text, paragraph) {
+                heading.gap = body; body = 0
+                if heading.number != nil && isLabelAlone(heading.title) { titleFor = found.count }
+                found.append(heading)
+                return
+            }
+            if let i = waiting, paragraph.count == 1, let line = title(text, paragraph[0]) {
+                found[i].title += ": " + line
+                return
+            }
+            body += paragraphBytes
+        }
+
         var start = 0
         while start < text.count && found.count < maxHeadings {
             let end = text[start...].firstIndex(of: 0x0A) ?? text.count
-            // A line too long to be a heading is not decoded (a character is at most 4 bytes).
-            if end - start <= maxCharacters * 4, let heading = heading(text, start..<end) {
-                found.append(heading)
+            let line = trimmed(text, start..<end)
+            if line.isEmpty {
+                endParagraph()
+            } else {
+                // A Chinese heading is a line whatever is around it.
+                if end - start <= maxCharacters * 4, var heading = chineseHeading(text, line) {
+                    endParagraph()
+                    heading.gap = body; body = 0
+                    found.append(heading)
+                } else {
+                    if paragraph.count <= headerLines { paragraph.append(line) }
+                    paragraphBytes += line.count
+                }
             }
             start = end + 1
         }
-        guard found.count >= 2 else { return [] }
-        // Depth by kind: books (卷) hold parts (部), parts chapters (章, 回), chapters sections (节).
-        func level(_ kind: String) -> Int {
-            switch kind { case "year": return -1; case "book": return 0; case "part": return 1; case "section", "scene": return 3; case "entry": return 4; default: return 2 }
+        endParagraph()
+        let kept = withoutContents(counted(found))
+        guard kept.count >= 2 else { return [] }
+        return nest(kept)
+    }
+
+    // MARK: Which headings stay
+
+    /// The headings without the contents lists: runs of headings with less than
+    /// `contentsGap` bytes of text between them, in which a kind comes twice. Where
+    /// the list runs straight into the text, the text starts at the last heading
+    /// that counts again a part the list named ("CHAPTER I" once more).
+    static func withoutContents(_ headings: [Heading]) -> [Heading] {
+        func distinctKinds(_ run: ArraySlice<Heading>) -> Bool { Set(run.map(\.kind)).count == run.count }
+        var kept: [Heading] = []
+        var i = 0
+        while i < headings.count {
+            var j = i + 1
+            while j < headings.count && headings[j].gap < contentsGap { j += 1 }
+            let run = headings[i..<j]
+            if distinctKinds(run) {
+                kept += run
+            } else if let again = run.indices.last(where: { k in
+                          run[k].number != nil && run[i..<k].contains { $0.kind == run[k].kind && $0.number == run[k].number } }),
+                      distinctKinds(run[again...]) {
+                kept += run[again...]
+            }
+            i = j
         }
-        let levels = Array(Set(found.map { level($0.kind) })).sorted()
-        return found.map { heading in
-            var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: level(heading.kind)) ?? 0, offset: heading.offset)
-            if heading.kind == "entry" { placed.mark.kind = "entry" }   // a year's line keeps no kind, only its date
+        return kept
+    }
+
+    /// Bare numerals kept only where they count: each one more than the bare one
+    /// before it, or the first of a count (1, or followed by its next).
+    static func counted(_ headings: [Heading]) -> [Heading] {
+        let bare = headings.indices.filter { headings[$0].bare }
+        var drop = Set<Int>()
+        var last: Int? = nil
+        for (k, i) in bare.enumerated() {
+            let n = headings[i].number!
+            let next = k + 1 < bare.count ? headings[bare[k + 1]].number : nil
+            if n == 1 || last.map({ n == $0 + 1 }) == true || next == n + 1 { last = n } else { drop.insert(i) }
+        }
+        return headings.indices.filter { !drop.contains($0) }.map { headings[$0] }
+    }
+
+    // MARK: Nesting
+
+    /// Depth by kind: books hold parts, parts chapters (acts, and months of a
+    /// diary), chapters scenes and sections (a journal, a letter), sections entries.
+    /// Where volumes ("part") come before the first book, they hold the books.
+    static func nest(_ headings: [Heading]) -> [PlacedMark] {
+        let partsOutside = (headings.firstIndex { $0.kind == "part" }).map { part in
+            headings.firstIndex { $0.kind == "book" }.map { part < $0 } ?? false
+        } ?? false
+        func level(_ kind: String) -> Int {
+            switch kind {
+            case "year": return -1
+            case "book": return partsOutside ? 1 : 0
+            case "part": return partsOutside ? 0 : 1
+            case "section", "scene", "letter": return 3
+            case "entry": return 4
+            default: return 2
+            }
+        }
+        let levels = Array(Set(headings.map { level($0.kind) })).sorted()
+        return headings.map { heading in
+            var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: level(heading.kind)) ?? 0,
+                                                offset: heading.offset)
+            switch heading.kind {
+            case "entry", "letter", "section": placed.mark.kind = heading.kind
+            case "year", "dated": placed.mark.kind = nil
+            default: placed.mark.kind = heading.kind
+            }
+            if let number = heading.number { placed.mark.number = number }
+            placed.mark.voice = heading.voice
             return placed
         }
     }
 
-    /// The line's title and kind when it is a heading: trimmed, short, not a
-    /// sentence (no full stop at its end), and opening with a counted part (its
-    /// kind), a day (an "entry") or a year alone (a "year", a unit without kind).
-    static func heading(_ text: [UInt8], _ line: Range<Int>) -> (offset: Int, title: String, kind: String)? {
-        var low = line.lowerBound
-        let high = line.upperBound
-        while low < high, text[low] == 0x20 || text[low] == 0x09 || text[low] == 0x0D { low += 1 }
-        // A full-width space (U+3000, E3 80 80) indents many Chinese texts.
-        while low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3 }
+    // MARK: English headings
+
+    /// A paragraph that is a heading: a numbered part, a bare numeral, a month,
+    /// or a journal's or letter's header.
+    static func englishHeading(_ text: [UInt8], _ lines: [Range<Int>]) -> Heading? {
+        guard let first = lines.first, isASCIIWordStart(text[first.lowerBound]) else { return nil }
+        let length = lines.reduce(0) { $0 + $1.count }
+        guard length <= maxHeaderCharacters * 4 else { return nil }
+        let raw = lines.map { String(decoding: text[$0], as: UTF8.self) }.joined(separator: " ")
+        // Gutenberg's italics: "_Letter, Mina Murray to Lucy Westenra._"
+        let title = raw.replacing("_", with: "").trimmingCharacters(in: "*")
+        guard !title.isEmpty else { return nil }
+        // A journal's or a letter's header: "DR. SEWARD'S DIARY.", "Letter, Mina Murray to Lucy Westenra."
+        if title.count <= maxHeaderCharacters {
+            if let voice = StructureTitles.letterVoice(title), lines.count <= 2 {
+                return Heading(offset: first.lowerBound, title: title, kind: "letter", voice: voice)
+            }
+            if let voice = StructureTitles.diaryVoice(title), isHeaderAlone(title) {
+                return Heading(offset: first.lowerBound, title: title, kind: "section", voice: voice)
+            }
+        }
+        guard lines.count == 1, title.count <= maxEnglishCharacters else { return nil }
+        let (kind, number) = StructureTitles.kindAndNumber(title)
+        if let kind, let number, number > 0 {
+            let words = title.split(whereSeparator: { $0 == " " || $0 == "." || $0 == ":" })
+            let bare = StructureTitles.isNumeral(title, first: words[0])
+            // A bare numeral stands alone or before a title ("XIV. The Masthead"), not a sentence ("4 May.--I found").
+            if bare, words.count > 1, CalendarWords.months[words[1].lowercased()] != nil { return nil }   // "9 May." is a day
+            if bare, words.count > 1, Self.title(String(title.dropFirst(words[0].count).drop { " .:—-".contains($0) })) == nil { return nil }
+            // A bare year ("1660") heads a diary's year.
+            if bare, number >= 1000, number <= 2100, StructureDates.parse(title)?.from == String(number) {
+                return Heading(offset: first.lowerBound, title: title, kind: "year")
+            }
+            return Heading(offset: first.lowerBound, title: title, kind: kind, number: number, bare: bare)
+        }
+        if isMonthHeading(title) { return Heading(offset: first.lowerBound, title: title, kind: "dated") }
+        return nil
+    }
+
+    /// "JANUARY 1659-1660", "May, 1660.": a month and its year, and nothing else.
+    static func isMonthHeading(_ title: String) -> Bool {
+        guard let date = StructureDates.parse(title), date.from.count == 7, !date.from.hasPrefix("-") else { return false }
+        let words = title.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        return words.count <= 3 && words.allSatisfy { CalendarWords.months[$0.lowercased()] != nil || $0.allSatisfy(\.isNumber) }
+    }
+
+    /// Whether a journal's header says nothing after naming the journal ("MINA MURRAY'S
+    /// JOURNAL." or "Dr. Seward's Diary—continued"), unlike a sentence that names one.
+    static func isHeaderAlone(_ title: String) -> Bool {
+        guard title.count <= 60 else { return false }
+        let lower = title.lowercased()
+        guard let keyword = ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"]
+            .compactMap({ lower.firstRange(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) else { return false }
+        let rest = lower[keyword.upperBound...].split(whereSeparator: { !$0.isLetter })
+        return rest.count <= 3 && !rest.contains { ["was", "is", "had", "has", "and", "which", "that"].contains($0) }
+    }
+
+    /// "CHAPTER I", "I", "Act 3.": a part's label with no title of its own.
+    static func isLabelAlone(_ title: String) -> Bool {
+        let words = title.split(whereSeparator: { $0 == " " || $0 == "." || $0 == ":" })
+        return words.count == 1 || (words.count == 2 && StructureTitles.kindWords[words[0].lowercased()] != nil)
+    }
+
+    /// A line that titles the label before it: short, and written as a title is,
+    /// all in capitals or each longer word with its capital ("Jonathan Harker's Journal.").
+    static func title(_ text: [UInt8], _ line: Range<Int>) -> String? {
+        guard line.count <= 60 * 4, isASCIIWordStart(text[line.lowerBound]), text[line.lowerBound] >= 0x41 else { return nil }
+        return title(String(decoding: text[line], as: UTF8.self).trimmingCharacters(in: "_*"))
+    }
+
+    static func title(_ s: String) -> String? {
+        let words = s.split(separator: " ")
+        guard s.count <= 60, let first = s.first, first.isUppercase, words.count <= 8 else { return nil }
+        let letters = s.filter(\.isLetter)
+        if letters.allSatisfy(\.isUppercase) { return s }
+        let long = words.filter { $0.filter(\.isLetter).count >= 4 }
+        return long.allSatisfy { $0.first?.isUppercase == true } ? s : nil
+    }
+
+    static func isASCIIWordStart(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+    }
+
+    /// The line without its surrounding spaces, tabs, CRs and full-width spaces.
+    static func trimmed(_ text: [UInt8], _ line: Range<Int>) -> Range<Int> {
+        var low = line.lowerBound, high = line.upperBound
+        while true {
+            if low < high, text[low] == 0x20 || text[low] == 0x09 || text[low] == 0x0D { low += 1; continue }
+            // A full-width space (U+3000, E3 80 80) indents many Chinese texts.
+            if low + 2 < high, text[low] == 0xE3, text[low + 1] == 0x80, text[low + 2] == 0x80 { low += 3; continue }
+            break
+        }
+        while high > low, text[high - 1] == 0x20 || text[high - 1] == 0x09 || text[high - 1] == 0x0D { high -= 1 }
+        return low..<high
+    }
+
+    // MARK: Chinese headings
+
+    /// The line as a heading when it is one: not a sentence (no full stop at its
+    /// end), opening with a counted part (its kind), a day (an "entry") or a year
+    /// alone (a "year", a unit without kind).
+    static func chineseHeading(_ text: [UInt8], _ line: Range<Int>) -> Heading? {
         // Most lines open with neither a CJK character (3 bytes from E0) nor a figure: not decoded.
-        guard low < high, text[low] >= 0xE0 || (text[low] >= 0x30 && text[low] <= 0x39) else { return nil }
-        let title = String(decoding: text[low..<high], as: UTF8.self).trimmed
+        guard !line.isEmpty, text[line.lowerBound] >= 0xE0 || (text[line.lowerBound] >= 0x30 && text[line.lowerBound] <= 0x39) else {
+            return nil
+        }
+        let title = String(decoding: text[line], as: UTF8.self).trimmed
         guard title.count <= maxCharacters, !title.hasSuffix("。"), !title.hasSuffix(".") else { return nil }
         let opening = String(title.prefix(16))
         if let counted = CJKNumerals.countedParts(opening).first, counted.range.lowerBound == 0, counted.number > 0 {
-            return (low, title, counted.kind)
+            return Heading(offset: line.lowerBound, title: title, kind: counted.kind)
         }
         // A diary's day: "五月四日 晴", "1937年5月4日"; its year on a line of its own: "1937年", "一九三七年".
         if let date = CJKDates.find(opening).first, date.range.lowerBound == 0, !title.contains("，") {
-            if date.precise { return (low, title, "entry") }
-            if date.from == nil, date.range.upperBound == title.count { return (low, title, "year") }
+            if date.precise { return Heading(offset: line.lowerBound, title: title, kind: "entry") }
+            if date.from == nil, date.range.upperBound == title.count { return Heading(offset: line.lowerBound, title: title, kind: "year") }
         }
         return nil
     }

@@ -235,6 +235,113 @@ final class StructureTests: XCTestCase {
         XCTAssertNil(pages[0].extra["structure"])
     }
 
+    /// An English plain text as Project Gutenberg writes it: a contents list first
+    /// (dropped: its headings have nothing between them, and the text starts where
+    /// "CHAPTER I" comes again), chapters, a journal's header with its voice, days
+    /// written as paragraphs ("_3 May. Bistritz._--Left Munich") and a letter's header.
+    func testGutenbergTextHeadingsAreItsStructure() throws {
+        let dir = TempDir()
+        let novel = """
+            DRACULA
+
+            CONTENTS
+
+            CHAPTER I
+
+            CHAPTER II
+
+
+            CHAPTER I
+
+            JONATHAN HARKER'S JOURNAL
+
+            (_Kept in shorthand._)
+
+            _3 May. Bistritz._--Left Munich at 8:35 P. M., on 1st May, arriving at
+            Vienna early next morning.
+
+            _4 May._--I found that my landlord had got a letter from the Count.
+
+
+            CHAPTER II
+
+            _Letter, Miss Mina Murray to Miss Lucy Westenra._
+
+            "_9 May._
+
+            "My dearest Lucy,--Forgive my long delay in writing."
+
+            """
+        let (_, pages) = try parseFile(dir.write("dracula.txt", novel))
+        XCTAssertEqual(pages.map(\.text).joined(), novel.trimmingCharacters(in: "\n"), "the text is as it was")
+        let units = try outline(pages).units
+        XCTAssertEqual(units.map(\.path), [["CHAPTER I"], ["CHAPTER I", "JONATHAN HARKER'S JOURNAL"],
+                                           ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 3"],
+                                           ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 4"],
+                                           ["CHAPTER II"], ["CHAPTER II", "Letter, Miss Mina Murray to Miss Lucy Westenra."]])
+        XCTAssertEqual(units.map(\.kind), ["chapter", "section", "entry", "entry", "chapter", "letter"])
+        XCTAssertEqual(units.map(\.number), [1, nil, nil, nil, 2, nil])
+        XCTAssertEqual(units.map(\.voice), [nil, "JONATHAN HARKER", "JONATHAN HARKER", "JONATHAN HARKER", nil, "Mina Murray"])
+        XCTAssertEqual(units[2].dateFrom, "--05-03")
+        XCTAssertEqual(units[2].place, "Bistritz")
+        let first = try marks(pages).first { $0.mark.title == "CHAPTER I" }!
+        XCTAssertTrue(String(pages.first { $0.page == first.page }!.text.dropFirst(first.mark.at)).hasPrefix("CHAPTER I\n\nJONATHAN"),
+                      "the chapter is the one after the contents")
+    }
+
+    /// A play's acts and scenes, a diary's months and days (the year from the month's
+    /// Old Style heading), a novel's books with chapters counted again in each, and
+    /// chapters labelled by a bare numeral with a title line after it.
+    func testPlainTextPartsMonthsAndBareNumerals() throws {
+        let dir = TempDir()
+        let play = "ACT I\n\nSCENE I. Elsinore. A platform before the Castle.\n\nBARNARDO.\nWho's there?\n\n"
+            + "SCENE II. A room of state in the Castle.\n\nKING.\nThough yet of Hamlet our dear brother's death\n\n"
+            + "ACT II\n\nSCENE I. A room in Polonius's house.\n\nPOLONIUS.\nGive him this money.\n"
+        let acts = try outline(try parseFile(dir.write("hamlet.txt", play)).1).units
+        XCTAssertEqual(acts.map(\.kind), ["act", "scene", "scene", "act", "scene"])
+        XCTAssertEqual(acts.map(\.number), [1, 1, 2, 2, 1])
+        XCTAssertEqual(acts.map(\.depth), [0, 1, 1, 0, 1])
+
+        let diary = "JANUARY 1659-1660\n\nJan. 1st (Lord's day). This morning I rose.\n\n2nd. In the morning old East came.\n\n"
+            + "FEBRUARY 1659-1660\n\nFeb. 1st. We met at the office.\n\n2nd. To Westminster Hall.\n"
+        let days = try outline(try parseFile(dir.write("pepys.txt", diary)).1).units
+        XCTAssertEqual(days.map(\.title), ["JANUARY 1659-1660", "January 1st (Lord's day)", "January 2nd",
+                                           "FEBRUARY 1659-1660", "February 1st", "February 2nd"])
+        XCTAssertEqual(days.map(\.kind), [nil, "entry", "entry", nil, "entry", "entry"])
+        // A yearless day under its month, as in any diary: ib-chunk and ib-search read it as 1659-01-01 (or 1660).
+        XCTAssertEqual(days.map(\.dateFrom), ["1659-01", "--01-01", "--01-02", "1659-02", "--02-01", "--02-02"])
+
+        let books = "BOOK ONE: 1805\n\nCHAPTER I\n\n\"Well, Prince.\"\n\nCHAPTER II\n\nThe room filled.\n\n"
+            + "BOOK TWO: 1805\n\nCHAPTER I\n\nIn October an army was near Braunau.\n"
+        let parts = try outline(try parseFile(dir.write("wp.txt", books)).1).units
+        XCTAssertEqual(parts.map(\.path), [["BOOK ONE: 1805"], ["BOOK ONE: 1805", "CHAPTER I"], ["BOOK ONE: 1805", "CHAPTER II"],
+                                           ["BOOK TWO: 1805"], ["BOOK TWO: 1805", "CHAPTER I"]])
+
+        let bare = "I\n\nLoomings\n\nCall me Ishmael. Some years ago I went to sea.\n\nII\n\nThe Carpet-Bag\n\n"
+            + "I stuffed a shirt or two into my old carpet-bag.\n\n7\n\nA stray figure is text.\n\nIII\n\nThe Spouter-Inn\n\nEntering it.\n"
+        let chapters = try outline(try parseFile(dir.write("moby.txt", bare)).1).units
+        XCTAssertEqual(chapters.map(\.title), ["I: Loomings", "II: The Carpet-Bag", "III: The Spouter-Inn"], "a numeral out of the count is text")
+        XCTAssertEqual(chapters.map(\.number), [1, 2, 3])
+    }
+
+    /// Lines of prose are not headings: a wrapped "I.", a paragraph that opens with
+    /// "Chapter" or "Part" in a sentence, a journal named in a sentence, one heading alone.
+    func testPlainTextProseIsNotHeadings() throws {
+        let dir = TempDir()
+        for text in ["He said it was not\nI.\n\nNo.\n\nII\n", "CHAPTER I\n\nOne heading alone is a line of the text.\n",
+                     "Part of it was true.\n\nChapter and verse.\n\nBook the rooms.\n",
+                     "Mina's journal was lost.\n\nHarker's diary says so too.\n",
+                     "I\n\nA first numeral.\n\nIV\n\nA fourth, with nothing between.\n\nIX\n\nA ninth.\n"] {
+            XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], text)
+        }
+        // A figure before a month is a day, never a chapter numbered 9 or 4.
+        for text in ["9 May.\n\nMy dear Lucy.\n\n10 May.\n\nMy dearest Mina.\n",
+                     "4 May.--I found that my landlord had got a letter.\n\n5 June.--Another day.\n"] {
+            let units = try outline(try parseFile(dir.write("t.txt", text)).1).units
+            XCTAssertEqual(units.map(\.kind), ["entry", "entry"], text)
+        }
+    }
+
     /// A Chinese novel in TXT: its "第N卷" and "第N章" lines are its structure
     /// (pages as before); a sentence that opens with "第二天", one heading alone,
     /// or a counted line ending in a full stop are text.
