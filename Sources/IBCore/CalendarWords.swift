@@ -84,15 +84,29 @@ public enum CalendarWords {
 
     /// A roman numeral's value (I to MMMM), or nil when `text` is not one.
     public static func roman(_ text: String) -> Int? {
-        let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000]
-        let chars = Array(text.lowercased())
-        guard !chars.isEmpty, chars.count <= 12 else { return nil }
-        var total = 0
-        for (i, c) in chars.enumerated() {
-            guard let v = values[c] else { return nil }
-            if i + 1 < chars.count, let next = values[chars[i + 1]], next > v { total -= v } else { total += v }
+        // Read from the bytes (a title's every word is tried): no allocation for a word that is not one.
+        func value(_ byte: UInt8) -> Int? {
+            switch byte | 0x20 {
+            case UInt8(ascii: "i"): return 1
+            case UInt8(ascii: "v"): return 5
+            case UInt8(ascii: "x"): return 10
+            case UInt8(ascii: "l"): return 50
+            case UInt8(ascii: "c"): return 100
+            case UInt8(ascii: "d"): return 500
+            case UInt8(ascii: "m"): return 1000
+            default: return nil
+            }
         }
-        guard total > 0, total < 5000, romanString(total) == String(chars) else { return nil }
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 12 else { return nil }
+        var total = 0
+        var previous: Int? = nil
+        for byte in bytes.reversed() {
+            guard let v = value(byte) else { return nil }
+            if let p = previous, p > v { total -= v } else { total += v }
+            previous = v
+        }
+        guard total > 0, total < 5000, romanString(total) == text.lowercased() else { return nil }
         return total
     }
 

@@ -56,12 +56,15 @@ enum StructureTitles {
 
     static let honorifics: Set<String> = ["miss", "mrs.", "mr.", "messrs.", "hon.", "sir", "lord", "lady", "madam", "mme."]
 
+    /// What a journal's title calls it, after its owner's name.
+    static let journalWords = ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"]
+
     /// Whose journal or diary a title names: "Jonathan Harker's Journal." -> "Jonathan Harker".
     static func diaryVoice(_ title: String) -> String? {
         for possessive in ["’s ", "'s ", "’S ", "'S "] {   // a plain text's headings are often in capitals
             guard let range = title.firstRange(of: possessive) else { continue }
             let rest = title[range.upperBound...].lowercased()
-            guard ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"].contains(where: { rest.hasPrefix($0) })
+            guard journalWords.contains(where: { rest.hasPrefix($0) })
             else { continue }
             let name = String(title[..<range.lowerBound]).trimmingCharacters(in: " (").trimmingCharacters(in: ".")
             return name.isEmpty ? nil : name
@@ -80,7 +83,7 @@ enum StructureTitles {
         guard let lead = ["letter from ", "letter, ", "telegram from ", "telegram, ", "note from ", "note, ", "letter of "]
             .first(where: { lower.hasPrefix($0) }) else { return nil }
         text = text.dropFirst(lead.count)
-        guard let to = text.firstRange(of: " to ") else { return nil }
+        guard let to = text.firstRange(of: " to ") ?? text.firstRange(of: " TO ") else { return nil }   // a plain text's capitals
         var words = text[..<to.lowerBound].split(separator: " ")
         // "Miss Mina Murray" -> "Mina Murray"; "Mrs. Harker" stays whole.
         while words.count > 2, let first = words.first, honorifics.contains(first.lowercased()) { words.removeFirst() }

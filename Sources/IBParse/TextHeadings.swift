@@ -23,9 +23,9 @@ enum TextHeadings {
     /// A Chinese heading line is short: at most this many characters.
     static let maxCharacters = 40
     /// An English heading paragraph is one line of at most this many characters
-    /// (a journal's or letter's header may take up to `headerLines` lines).
+    /// (a letter's header may take `headerLines` lines, up to `maxHeaderCharacters`).
     static let maxEnglishCharacters = 80
-    static let headerLines = 3
+    static let headerLines = 2
     static let maxHeaderCharacters = 160
     /// Headings with less text than this between them (in bytes) are a contents
     /// list, not units: a list has nothing between its lines, a part has its text.
@@ -176,23 +176,26 @@ enum TextHeadings {
     /// A paragraph that is a heading: a numbered part, a bare numeral, a month,
     /// or a journal's or letter's header.
     static func englishHeading(_ text: [UInt8], _ lines: [Range<Int>]) -> Heading? {
-        guard let first = lines.first, isASCIIWordStart(text[first.lowerBound]) else { return nil }
-        let length = lines.reduce(0) { $0 + $1.count }
-        guard length <= maxHeaderCharacters * 4 else { return nil }
+        guard let first = lines.first, isASCIIWordStart(text[first.lowerBound]), let shape = shape(text, lines) else { return nil }
         let raw = lines.map { String(decoding: text[$0], as: UTF8.self) }.joined(separator: " ")
         // Gutenberg's italics: "_Letter, Mina Murray to Lucy Westenra._"
         let title = raw.replacing("_", with: "").trimmingCharacters(in: "*")
-        guard !title.isEmpty else { return nil }
-        // A journal's or a letter's header: "DR. SEWARD'S DIARY.", "Letter, Mina Murray to Lucy Westenra."
-        if title.count <= maxHeaderCharacters {
-            if let voice = StructureTitles.letterVoice(title), lines.count <= 2 {
+        guard !title.isEmpty, title.count <= maxHeaderCharacters else { return nil }
+        switch shape {
+        case .letter:
+            // "Letter, Mina Murray to Lucy Westenra."; else a numbered one, "LETTER IV", is a part.
+            if let voice = StructureTitles.letterVoice(title) {
                 return Heading(offset: first.lowerBound, title: title, kind: "letter", voice: voice)
             }
-            if let voice = StructureTitles.diaryVoice(title), isHeaderAlone(title) {
-                return Heading(offset: first.lowerBound, title: title, kind: "section", voice: voice)
-            }
+            guard lines.count == 1 else { return nil }
+        case .journal:
+            // "DR. SEWARD'S DIARY."
+            guard let voice = StructureTitles.diaryVoice(title), isHeaderAlone(title) else { return nil }
+            return Heading(offset: first.lowerBound, title: title, kind: "section", voice: voice)
+        case .part:
+            break
         }
-        guard lines.count == 1, title.count <= maxEnglishCharacters else { return nil }
+        guard title.count <= maxEnglishCharacters else { return nil }
         let (kind, number) = StructureTitles.kindAndNumber(title)
         if let kind, let number, number > 0 {
             let words = title.split(whereSeparator: { $0 == " " || $0 == "." || $0 == ":" })
@@ -210,6 +213,58 @@ enum TextHeadings {
         return nil
     }
 
+    /// Words a heading paragraph may open with: a kind ("CHAPTER", "Stave"), a numbered
+    /// poem ("SONNET"), an ordinal before a kind ("Second Book"), a month ("JANUARY 1660").
+    static let openingWords: Set<String> = Set(StructureTitles.kindWords.keys).union(PartWords.numberedPoems)
+        .union(CalendarWords.ordinals.keys).union(CalendarWords.months.keys)
+    static let letterWords: Set<String> = ["letter", "telegram", "note"]
+
+    /// What kind of heading a paragraph may be, from a glance at its bytes before any
+    /// string is made of it: most paragraphs of a book open with a word no heading opens
+    /// with, and only a short one names a journal.
+    enum Shape { case part, letter, journal }
+
+    static func shape(_ text: [UInt8], _ lines: [Range<Int>]) -> Shape? {
+        let line = lines[0]
+        var i = line.lowerBound
+        if text[i] == 0x5F { i += 1 }   // "_Letter, ..."
+        let start = i
+        while i < line.upperBound, i - start <= 12, (0x30...0x39).contains(text[i]) || (0x41...0x5A).contains(text[i] & 0xDF) { i += 1 }
+        let word = text[start..<i]
+        if !word.isEmpty && word.count <= 12 {
+            if lines.count <= 2, letterWords.contains(String(decoding: word, as: UTF8.self).lowercased()) { return .letter }
+            if lines.count == 1 && line.count <= maxEnglishCharacters * 4 {
+                // A bare numeral ends its line or has a stop after it ("XIV", "XIV. The Masthead"), where
+                // a sentence goes on after a space ("I think so", "12 men").
+                let numeralEnds = i == line.upperBound || text[i] != 0x20
+                if numeralEnds, word.allSatisfy({ (0x30...0x39).contains($0) }) { return .part }
+                let lower = String(decoding: word, as: UTF8.self).lowercased()
+                if openingWords.contains(lower) { return .part }
+                if numeralEnds, word.allSatisfy({ "ivxlcdm".utf8.contains($0 | 0x20) }), CalendarWords.roman(lower) != nil { return .part }
+            }
+        }
+        // A journal's header: one short line with a possessive before its word ("DR. SEWARD'S DIARY.").
+        guard lines.count == 1, line.count <= 60 * 4 else { return nil }
+        var k = line.lowerBound
+        while k + 3 < line.upperBound {
+            if text[k + 1] | 0x20 == 0x73, text[k + 2] == 0x20, text[k] == 0x27 || text[k] == 0x99,   // 's or ’s
+               journalWords.contains(where: { startsWithWord(text, at: k + 3, $0) }) {
+                return .journal
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    /// What a journal's header calls it (StructureTitles.diaryVoice reads the same words).
+    static let journalWords = StructureTitles.journalWords.map { Array($0.utf8) }
+
+    static func startsWithWord(_ text: [UInt8], at i: Int, _ word: [UInt8]) -> Bool {
+        guard i + word.count <= text.count else { return false }
+        for (n, b) in word.enumerated() where text[i + n] | 0x20 != b { return false }
+        return true
+    }
+
     /// "JANUARY 1659-1660", "May, 1660.": a month and its year, and nothing else.
     static func isMonthHeading(_ title: String) -> Bool {
         guard let date = StructureDates.parse(title), date.from.count == 7, !date.from.hasPrefix("-") else { return false }
@@ -222,7 +277,7 @@ enum TextHeadings {
     static func isHeaderAlone(_ title: String) -> Bool {
         guard title.count <= 60 else { return false }
         let lower = title.lowercased()
-        guard let keyword = ["journal", "diary", "log", "memorandum", "notebook", "narrative", "account", "record"]
+        guard let keyword = StructureTitles.journalWords
             .compactMap({ lower.firstRange(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) else { return false }
         let rest = lower[keyword.upperBound...].split(whereSeparator: { !$0.isLetter })
         return rest.count <= 3 && !rest.contains { ["was", "is", "had", "has", "and", "which", "that"].contains($0) }
@@ -273,8 +328,9 @@ enum TextHeadings {
     /// end), opening with a counted part (its kind), a day (an "entry") or a year
     /// alone (a "year", a unit without kind).
     static func chineseHeading(_ text: [UInt8], _ line: Range<Int>) -> Heading? {
-        // Most lines open with neither a CJK character (3 bytes from E0) nor a figure: not decoded.
-        guard !line.isEmpty, text[line.lowerBound] >= 0xE0 || (text[line.lowerBound] >= 0x30 && text[line.lowerBound] <= 0x39) else {
+        // Most lines open with neither a CJK character (3 bytes, lead byte E3 to E9: U+3000 to
+        // U+9FFF; not E2, punctuation such as an English text's opening quote) nor a figure: not decoded.
+        guard !line.isEmpty, (0xE3...0xE9).contains(text[line.lowerBound]) || (text[line.lowerBound] >= 0x30 && text[line.lowerBound] <= 0x39) else {
             return nil
         }
         let title = String(decoding: text[line], as: UTF8.self).trimmed

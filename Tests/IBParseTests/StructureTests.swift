@@ -269,6 +269,12 @@ final class StructureTests: XCTestCase {
 
             "_9 May._
 
+            "My dearest Lucy,--"
+
+            TELEGRAM FROM ARTHUR HOLMWOOD TO QUINCEY P. MORRIS.
+
+            "_9 May._
+
             "My dearest Lucy,--Forgive my long delay in writing."
 
             """
@@ -278,10 +284,11 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(units.map(\.path), [["CHAPTER I"], ["CHAPTER I", "JONATHAN HARKER'S JOURNAL"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 3"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 4"],
-                                           ["CHAPTER II"], ["CHAPTER II", "Letter, Miss Mina Murray to Miss Lucy Westenra."]])
-        XCTAssertEqual(units.map(\.kind), ["chapter", "section", "entry", "entry", "chapter", "letter"])
-        XCTAssertEqual(units.map(\.number), [1, nil, nil, nil, 2, nil])
-        XCTAssertEqual(units.map(\.voice), [nil, "JONATHAN HARKER", "JONATHAN HARKER", "JONATHAN HARKER", nil, "Mina Murray"])
+                                           ["CHAPTER II"], ["CHAPTER II", "Letter, Miss Mina Murray to Miss Lucy Westenra."],
+                                           ["CHAPTER II", "TELEGRAM FROM ARTHUR HOLMWOOD TO QUINCEY P. MORRIS."]])
+        XCTAssertEqual(units.map(\.kind), ["chapter", "section", "entry", "entry", "chapter", "letter", "letter"])
+        XCTAssertEqual(units.map(\.number), [1, nil, nil, nil, 2, nil, nil])
+        XCTAssertEqual(units.map(\.voice), [nil, "JONATHAN HARKER", "JONATHAN HARKER", "JONATHAN HARKER", nil, "Mina Murray", "ARTHUR HOLMWOOD"])
         XCTAssertEqual(units[2].dateFrom, "--05-03")
         XCTAssertEqual(units[2].place, "Bistritz")
         let first = try marks(pages).first { $0.mark.title == "CHAPTER I" }!

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: a short run of every Swift libFuzzer harness (scripts/fuzz/run,
 # harnesses in scripts/fuzz/swift/): the record reader and PageDecoder, the
-# capture grammar, the ZIP reader and the EPUB, DOCX, HTML and Markdown
-# readers, IB_FUZZ_SECONDS each (default 20: scripts/test keeps CI under 30 minutes;
+# capture grammar, the ZIP reader and the EPUB, DOCX, HTML, Markdown and
+# plain text readers, IB_FUZZ_SECONDS each (default 20: scripts/test keeps CI under 30 minutes;
 # scripts/fuzz/run NAME runs one for 600), two at a time. Fails on any
 # crash, trap, leak, hang or sanitizer report; skips (passing) with a message
 # when the toolchain cannot build with -sanitize=fuzzer (e.g. not Linux).

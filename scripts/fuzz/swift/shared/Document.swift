@@ -1,4 +1,4 @@
-// The body of the document-reader harnesses (epub, docx, html, markdown): the
+// The body of the document-reader harnesses (epub, docx, html, markdown, text): the
 // fuzzer's bytes, with the first byte also setting the page length (short
 // pages reach more page breaks), handed to one IBParse reader. A thrown
 // ParseError is a refusal, not a finding; a crash, trap, leak, hang or
