@@ -21,7 +21,8 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             other bytes are an error naming the byte offset (see --encoding);
             its structure: a heading paragraph ("CHAPTER I", "ACT III", "SCENE II.
             A room in the castle.", "BOOK ONE: 1805", a bare "XIV" in its count,
-            "JANUARY 1659-1660"), a journal's or letter's header ("DR. SEWARD'S
+            "JANUARY 1659-1660"), a title its contents list names (Walden's
+            "ECONOMY"), a journal's or letter's header ("DR. SEWARD'S
             DIARY.", "Letter, Mina Murray to Lucy Westenra."), a diary's dated
             paragraphs ("_3 May. Bistritz._--Left Munich"); lines counting a part
             the Chinese way (第一卷, 第十二章 出海), a diary's days (五月四日 晴)

@@ -37,7 +37,8 @@ enum TextHeadings {
     struct Heading {
         var offset: Int
         var title: String
-        /// book, part, chapter, act, scene, section, letter, entry; "year" and "dated" are units without kind.
+        /// book, part, chapter, act, scene, section, letter, entry; "year", "dated" (a month) and
+        /// "titled" (a title the contents list names) are units without kind.
         var kind: String
         var number: Int? = nil
         var voice: String? = nil
@@ -53,13 +54,21 @@ enum TextHeadings {
         var paragraphBytes = 0
         var body = 0                       // bytes of the text's paragraphs since the last heading
         var titleFor: Int? = nil           // a bare label's index, waiting for its title line
+        var contents = TextContents()      // the contents list, and the titled headings it names
 
         func endParagraph() {
             defer { paragraph.removeAll(keepingCapacity: true); paragraphBytes = 0 }
             guard paragraphBytes > 0 else { return }
             let waiting = titleFor
             titleFor = nil
-            if paragraph.count <= headerLines, var heading = englishHeading(text, paragraph) {
+            let heading = paragraph.count <= headerLines ? englishHeading(text, paragraph) : nil
+            let named = contents.read(text, paragraph, isHeading: heading != nil)
+            // A year right after a label is its title ("PART I", then "1805"), not a diary's year.
+            if let i = waiting, let year = heading, year.kind == "year" {
+                found[i].title += ": " + year.title
+                return
+            }
+            if var heading {
                 heading.gap = body; body = 0
                 if heading.number != nil && isLabelAlone(heading.title) { titleFor = found.count }
                 found.append(heading)
@@ -67,6 +76,11 @@ enum TextHeadings {
             }
             if let i = waiting, paragraph.count == 1, let line = title(text, paragraph[0]) {
                 found[i].title += ": " + line
+                return
+            }
+            if named, let title = title(text, paragraph[0]) {
+                found.append(Heading(offset: paragraph[0].lowerBound, title: title.replacing("_", with: ""), kind: "titled", gap: body))
+                body = 0
                 return
             }
             body += paragraphBytes
@@ -85,7 +99,9 @@ enum TextHeadings {
                     heading.gap = body; body = 0
                     found.append(heading)
                 } else {
-                    if paragraph.count <= headerLines { paragraph.append(line) }
+                    if paragraph.count <= headerLines || (contents.wantsEveryLine && paragraph.count < TextContents.maxTitles) {
+                        paragraph.append(line)
+                    }
                     paragraphBytes += line.count
                 }
             }
@@ -162,7 +178,7 @@ enum TextHeadings {
                                                 offset: heading.offset)
             switch heading.kind {
             case "entry", "letter", "section": placed.mark.kind = heading.kind
-            case "year", "dated": placed.mark.kind = nil
+            case "year", "dated", "titled": placed.mark.kind = nil
             default: placed.mark.kind = heading.kind
             }
             if let number = heading.number { placed.mark.number = number }

@@ -331,6 +331,37 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(chapters.map(\.number), [1, 2, 3])
     }
 
+    /// Chapters with titles and no numbers (Walden's) are the one-line paragraphs that
+    /// say what a line of the contents list says; the list (a paragraph a title, or one
+    /// block of lines) ends at prose or where it names a title again. Without a list such
+    /// lines are text. A year after a label is the label's title ("PART I", "1805").
+    func testPlainTextTitlesTheContentsListNames() throws {
+        let dir = TempDir()
+        let prose = "When I wrote the following pages, or rather the bulk of them, I lived\nalone, in the woods, a mile from any neighbor.\n\n"
+        let walden = "WALDEN\n\nCONTENTS\n\nECONOMY\n\nREADING\n\nTHE PONDS\n\n\nECONOMY\n\n" + prose + "READING\n\n" + prose
+            + "Reading\nis a noble exercise, the reader said once more.\n\nTHE PONDS\n\n" + prose
+        let units = try outline(try parseFile(dir.write("walden.txt", walden)).1).units
+        XCTAssertEqual(units.map(\.title), ["ECONOMY", "READING", "THE PONDS"])
+        XCTAssertEqual(units.map(\.kind), [nil, nil, nil])
+        XCTAssertEqual(units.map(\.depth), [0, 0, 0])
+        let (_, pages) = try parseFile(dir.write("walden.txt", walden))
+        let economy = try marks(pages).first!
+        XCTAssertTrue(String(pages[0].text.dropFirst(economy.mark.at)).hasPrefix("ECONOMY\n\nWhen I wrote"), "the heading after the list")
+
+        let block = "Contents\n  I. Economy\n  II. Reading  45\n\n" + "Economy\n\n" + prose + "Reading\n\n" + prose
+        XCTAssertEqual(try outline(try parseFile(dir.write("block.txt", block)).1).units.map(\.title), ["Economy", "Reading"])
+
+        for text in ["ECONOMY\n\n" + prose + "READING\n\n" + prose, "CONTENTS\n\n" + prose + "ECONOMY\n\n" + prose + "READING\n\n" + prose] {
+            XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], "no list, no titles: " + text)
+        }
+
+        let years = "BOOK I\n\nPART I\n\n1805\n\nCHAPTER I\n\n" + prose + "PART II\n\n1806\n\nCHAPTER I\n\n" + prose
+        let parts = try outline(try parseFile(dir.write("wp.txt", years)).1).units
+        XCTAssertEqual(parts.map(\.path), [["BOOK I"], ["BOOK I", "PART I: 1805"], ["BOOK I", "PART I: 1805", "CHAPTER I"],
+                                           ["BOOK I", "PART II: 1806"], ["BOOK I", "PART II: 1806", "CHAPTER I"]])
+        XCTAssertEqual(parts.map(\.dateFrom), [nil, "1805", nil, "1806", nil])
+    }
+
     /// Lines of prose are not headings: a wrapped "I.", a paragraph that opens with
     /// "Chapter" or "Part" in a sentence, a journal named in a sentence, one heading alone.
     func testPlainTextProseIsNotHeadings() throws {

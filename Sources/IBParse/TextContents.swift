@@ -1,0 +1,69 @@
+// A plain text's contents list and the headings it names. Chapters with titles
+// and no numbers (Walden's "ECONOMY", "READING", "THE PONDS") look like any
+// short paragraph; what marks them is the list near the start of the text
+// ("CONTENTS", then a title a line) that names them. A one-line paragraph after
+// the list that says what one of its lines says is a heading. The list ends at
+// the first long line, or where it names a title a second time: a list that
+// runs straight into the text ends at the first heading of the text.
+import IBCore
+
+struct TextContents {
+    /// How many titles a list may hold (a hostile file of short lines must not grow it without end).
+    static let maxTitles = 5_000
+    /// A title is a line of at most this many bytes (a paragraph with a longer line is text).
+    static let maxLineBytes = 80 * 4
+    /// Prose is wrapped near 70 columns: a paragraph of lines this long is text, not a list.
+    static let proseLineBytes = 60
+
+    enum State { case seeking, listing, reading }
+    private(set) var state = State.seeking
+    private var titles: Set<String> = []
+
+    /// Whether the caller should hand over every line of the paragraphs to come
+    /// (a list is often one paragraph of many lines).
+    var wantsEveryLine: Bool { state == .listing }
+
+    /// Reads a paragraph (its lines, trimmed); `isHeading` when it is a heading of its own
+    /// ("CHAPTER I"). Returns whether it is a heading the list names.
+    mutating func read(_ text: [UInt8], _ lines: [Range<Int>], isHeading: Bool) -> Bool {
+        switch state {
+        case .seeking:
+            guard lines[0].count <= 24, ["contents", "tableofcontents"].contains(Self.key(text, lines[0])) else { return false }
+            state = .listing
+            // The list may follow on the next lines of the same paragraph.
+            if lines.count > 1 { _ = read(text, Array(lines.dropFirst()), isHeading: false) }
+            return false
+        case .listing:
+            // Prose ends the list: a line longer than a title, or lines wrapped near a page's width.
+            if lines.contains(where: { $0.count > Self.maxLineBytes }) || (lines.count > 1 && lines.contains { $0.count >= Self.proseLineBytes })
+                || titles.count >= Self.maxTitles {
+                state = .reading
+                return false
+            }
+            let keys = lines.map { Self.key(text, $0) }
+            if !isHeading, keys.count == 1, titles.contains(keys[0]) {
+                state = .reading   // the list named this title before: the text has begun
+                return true
+            }
+            for key in keys where key.count >= 3 { titles.insert(key) }
+            return false
+        case .reading:
+            guard !isHeading, lines.count == 1, lines[0].count <= Self.maxLineBytes else { return false }
+            return titles.contains(Self.key(text, lines[0]))
+        }
+    }
+
+    /// A line as the list and the heading both write it: its letters in lower case,
+    /// without a numeral that counts it ("IV. Sounds", "4 Sounds") or a page number.
+    static func key(_ text: [UInt8], _ line: Range<Int>) -> String {
+        let s = String(decoding: text[line], as: UTF8.self)
+        var words = s.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if let first = words.first, words.count > 1 {
+            let numeral = first.trimmingCharacters(in: ".:)")
+            if numeral.allSatisfy(\.isNumber) || CalendarWords.roman(numeral) != nil, numeral != first || first.allSatisfy(\.isNumber) {
+                words.removeFirst()
+            }
+        }
+        return String(words.joined().filter(\.isLetter).lowercased())
+    }
+}
