@@ -8,7 +8,8 @@
 // entry is a mark one level below, kind "entry", titled "January 2nd" and dated
 // '--MM-DD' (the year comes from the unit around it when the outline is read,
 // BookOutline.withYear, as for any yearless day). Two such paragraphs in a unit
-// are needed (one "1st." is a numbered point, not a diary), and a unit whose
+// are needed (one "1st." is a numbered point, not a diary), unless the unit is
+// someone's journal (a section in a voice, "DR. SEWARD'S DIARY."), and a unit whose
 // entries the markup already marks is left as it is.
 #if canImport(Glibc)
 import Glibc
@@ -17,9 +18,10 @@ import IBCore
 
 struct DayEntries {
     /// Units open at the end of the text read so far (a book's documents are read in turn).
-    private var open: [(depth: Int, context: MonthContext?, kind: String?, id: Int)] = []
+    private var open: [(depth: Int, context: MonthContext?, kind: String?, id: Int, journal: Bool)] = []
     private var nextID = 0
-    /// Units that already have entries found in an earlier document.
+    /// Units that already have entries found in an earlier document, and units that are
+    /// someone's journal ("DR. SEWARD'S DIARY."), where one dated paragraph is an entry.
     private var accepted: Set<Int> = []
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -62,7 +64,9 @@ struct DayEntries {
             let date = "--\(StructureDates.pad(month))-\(StructureDates.pad(opening.day))"
             let mark = StructureMark(at: start, depth: (innermost?.depth ?? -1) + 1, kind: "entry", title: title, date: date,
                                      place: opening.place)
-            found.append((dated?.id ?? innermost?.id ?? -1, PlacedMark(offset: start, mark: mark)))
+            let journal = innermost.flatMap { $0.journal ? $0.id : nil }
+            if let journal { accepted.insert(journal) }
+            found.append((journal ?? dated?.id ?? innermost?.id ?? -1, PlacedMark(offset: start, mark: mark)))
         }
         while next < sorted.count { enter(sorted[next].mark); next += 1 }   // units open for the next document
         var count: [Int: Int] = [:]
@@ -76,7 +80,10 @@ struct DayEntries {
     /// A unit starts: it closes the open units at its depth or deeper.
     private mutating func enter(_ mark: StructureMark) {
         while let last = open.last, last.depth >= mark.depth { open.removeLast() }
-        open.append((mark.depth, mark.date.flatMap(Self.monthContext), mark.kind, nextID)); nextID += 1
+        // A section in someone's voice is a journal: a plain Dracula's "DR. SEWARD'S DIARY." holds
+        // one day ("_5 October._--We all rose early") before the next voice's header.
+        let journal = mark.kind == "section" && mark.voice != nil
+        open.append((mark.depth, mark.date.flatMap(Self.monthContext), mark.kind, nextID, journal)); nextID += 1
     }
 
     /// What the units around a paragraph leave it to say: the day (a unit dated to a

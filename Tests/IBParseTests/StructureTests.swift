@@ -263,6 +263,11 @@ final class StructureTests: XCTestCase {
             _4 May._--I found that my landlord had got a letter from the Count.
 
 
+            DR. SEWARD'S DIARY.
+
+            _5 October._--We all rose early, and I think that sleep did much for us.
+
+
             CHAPTER II
 
             _Letter, Miss Mina Murray to Miss Lucy Westenra._
@@ -284,11 +289,13 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(units.map(\.path), [["CHAPTER I"], ["CHAPTER I", "JONATHAN HARKER'S JOURNAL"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 3"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 4"],
+                                           ["CHAPTER I", "DR. SEWARD'S DIARY."], ["CHAPTER I", "DR. SEWARD'S DIARY.", "October 5"],
                                            ["CHAPTER II"], ["CHAPTER II", "Letter, Miss Mina Murray to Miss Lucy Westenra."],
                                            ["CHAPTER II", "TELEGRAM FROM ARTHUR HOLMWOOD TO QUINCEY P. MORRIS."]])
-        XCTAssertEqual(units.map(\.kind), ["chapter", "section", "entry", "entry", "chapter", "letter", "letter"])
-        XCTAssertEqual(units.map(\.number), [1, nil, nil, nil, 2, nil, nil])
-        XCTAssertEqual(units.map(\.voice), [nil, "JONATHAN HARKER", "JONATHAN HARKER", "JONATHAN HARKER", nil, "Mina Murray", "ARTHUR HOLMWOOD"])
+        XCTAssertEqual(units.map(\.kind), ["chapter", "section", "entry", "entry", "section", "entry", "chapter", "letter", "letter"])
+        XCTAssertEqual(units.map(\.number), [1, nil, nil, nil, nil, nil, 2, nil, nil])
+        XCTAssertEqual(units.map(\.voice), [nil, "JONATHAN HARKER", "JONATHAN HARKER", "JONATHAN HARKER", "DR. SEWARD", "DR. SEWARD",
+                                            nil, "Mina Murray", "ARTHUR HOLMWOOD"], "a journal's one day is an entry in its voice")
         XCTAssertEqual(units[2].dateFrom, "--05-03")
         XCTAssertEqual(units[2].place, "Bistritz")
         let first = try marks(pages).first { $0.mark.title == "CHAPTER I" }!

@@ -48,6 +48,19 @@ done
 out=$(ib-search --json -k 1 --mode text "月亮兔子故事")
 echo "$out" | grep >/dev/null "月亮和兔子的故事" || fail "CJK: the moon-rabbit passage was not found"
 
+# --- a plain text as Project Gutenberg writes it: its CHAPTER lines, a journal's header (a voice)
+# and the days written as paragraphs ("_4 May._--Measured the old stone bridge") are its structure.
+ib-parse "$root/shared/fixtures/eval/plain-journal.txt" | ib-chunk --size 64 | ib-embed | ib-index -q || fail "indexing plain-journal.txt"
+for mode in text hybrid; do
+  out=$(ib-search --json -k 1 --mode "$mode" "the leaning arches and the washed out mortar of the pier")
+  echo "$out" | grep >/dev/null "Measured the old stone bridge" || fail "plain text ($mode): the bridge passage was not first: $out"
+  echo "$out" | grep >/dev/null '"section":\["CHAPTER I","THE SURVEYOR'"'"'S JOURNAL",' || fail "plain text ($mode): not in CHAPTER I's journal: $out"
+  echo "$out" | grep >/dev/null '"voice":"THE SURVEYOR"' || fail "plain text ($mode): no voice: $out"
+done
+out=$(ib-search --json -k 1 --mode hybrid "what did the surveyor write on 10 May about carts crossing")
+echo "$out" | grep >/dev/null '"section":\["CHAPTER II",' && echo "$out" | grep >/dev/null "_10 May._" \
+  || fail "plain text: the entry of 10 May, in CHAPTER II, was not first: $out"
+
 # --- spoilers: a hand-made book whose chunk 1 spans pages 5-6
 python3 - "$tmp/book.jsonl" <<'EOF'
 import json, sys
