@@ -12,9 +12,10 @@
 // month ("JANUARY 1659-1660"). A journal's or a letter's header is a unit too
 // ("DR. SEWARD'S DIARY.", "_Letter, Mina Murray to Lucy Westenra._"), with its
 // voice; the days inside are DayEntries'. A title line right after a bare label
-// is its title ("I" then "Jonathan Harker's Journal."). The contents list most
-// such texts open with is a run of headings with nothing between them: a run
-// that counts the same kind twice is dropped.
+// is its title ("I" then "Jonathan Harker's Journal."; "PART I" then "1805").
+// Chapters with a title and no number are the lines the contents list names
+// (TextContents). That list is also a run of headings with nothing between
+// them: a run that counts the same kind twice is dropped.
 //
 // Two headings are needed: one alone is a line of the text.
 import IBCore
