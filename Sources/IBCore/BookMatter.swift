@@ -52,7 +52,9 @@ public enum BookMatter {
         guard let path else { return false }
         return path.contains { title in
             let t = String(title.lowercased().map { $0 == "’" ? "'" : $0 }).trimmingCharacters(in: " .:\t")
-            return set.contains(t) || t.hasPrefix("the full project gutenberg")
+            // Project Gutenberg's licence: "THE FULL PROJECT GUTENBERG LICENSE", or the unit a plain
+            // text's end line starts ("*** END OF THE PROJECT GUTENBERG EBOOK DRACULA ***").
+            return set.contains(t) || t.contains("project gutenberg")
         }
     }
 }

@@ -27,6 +27,8 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             paragraphs ("_3 May. Bistritz._--Left Munich"); lines counting a part
             the Chinese way (第一卷, 第十二章 出海), a diary's days (五月四日 晴)
             and years (1937年); the contents list such texts open with is skipped
+            (a unit "CONTENTS" where it runs into the first chapter), and
+            Project Gutenberg's end line starts a unit, the licence
   markdown  cmark-gfm to plain text; front matter title/authors (authors: [A, B] is two); headings start sections
   html      all visible text (no script/style/template/noscript/head); <title>,
             <meta name="author">; headings start sections

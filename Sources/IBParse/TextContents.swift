@@ -23,33 +23,39 @@ struct TextContents {
     /// (a list is often one paragraph of many lines).
     var wantsEveryLine: Bool { state == .listing }
 
+    /// What a paragraph is to the list.
+    enum Reading: Equatable {
+        /// The list's own heading ("CONTENTS"), a line of the list, a heading it names, or none of them.
+        case listHeading, listed, named, text
+    }
+
     /// Reads a paragraph (its lines, trimmed); `isHeading` when it is a heading of its own
-    /// ("CHAPTER I"). Returns whether it is a heading the list names.
-    mutating func read(_ text: [UInt8], _ lines: [Range<Int>], isHeading: Bool) -> Bool {
+    /// ("CHAPTER I").
+    mutating func read(_ text: [UInt8], _ lines: [Range<Int>], isHeading: Bool) -> Reading {
         switch state {
         case .seeking:
-            guard lines[0].count <= 24, ["contents", "tableofcontents"].contains(Self.key(text, lines[0])) else { return false }
+            guard lines[0].count <= 24, ["contents", "tableofcontents"].contains(Self.key(text, lines[0])) else { return .text }
             state = .listing
             // The list may follow on the next lines of the same paragraph.
             if lines.count > 1 { _ = read(text, Array(lines.dropFirst()), isHeading: false) }
-            return false
+            return .listHeading
         case .listing:
             // Prose ends the list: a line longer than a title, or lines wrapped near a page's width.
             if lines.contains(where: { $0.count > Self.maxLineBytes }) || (lines.count > 1 && lines.contains { $0.count >= Self.proseLineBytes })
                 || titles.count >= Self.maxTitles {
                 state = .reading
-                return false
+                return .text
             }
             let keys = lines.map { Self.key(text, $0) }
             if !isHeading, keys.count == 1, titles.contains(keys[0]) {
                 state = .reading   // the list named this title before: the text has begun
-                return true
+                return .named
             }
             for key in keys where key.count >= 3 { titles.insert(key) }
-            return false
+            return .listed
         case .reading:
-            guard !isHeading, lines.count == 1, lines[0].count <= Self.maxLineBytes else { return false }
-            return titles.contains(Self.key(text, lines[0]))
+            guard !isHeading, lines.count == 1, lines[0].count <= Self.maxLineBytes else { return .text }
+            return titles.contains(Self.key(text, lines[0])) ? .named : .text
         }
     }
 

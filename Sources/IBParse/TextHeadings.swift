@@ -38,8 +38,9 @@ enum TextHeadings {
     struct Heading {
         var offset: Int
         var title: String
-        /// book, part, chapter, act, scene, section, letter, entry; "year", "dated" (a month) and
-        /// "titled" (a title the contents list names) are units without kind.
+        /// book, part, chapter, act, scene, section, letter, entry; "year", "dated" (a month),
+        /// "titled" (a title the contents list names) and "matter" (the contents list's heading,
+        /// Project Gutenberg's licence) are units without kind.
         var kind: String
         var number: Int? = nil
         var voice: String? = nil
@@ -56,6 +57,7 @@ enum TextHeadings {
         var body = 0                       // bytes of the text's paragraphs since the last heading
         var titleFor: Int? = nil           // a bare label's index, waiting for its title line
         var contents = TextContents()      // the contents list, and the titled headings it names
+        var endSeen = false                // Project Gutenberg's end line, after which all is its licence
 
         func endParagraph() {
             defer { paragraph.removeAll(keepingCapacity: true); paragraphBytes = 0 }
@@ -63,7 +65,16 @@ enum TextHeadings {
             let waiting = titleFor
             titleFor = nil
             let heading = paragraph.count <= headerLines ? englishHeading(text, paragraph) : nil
-            let named = contents.read(text, paragraph, isHeading: heading != nil)
+            let reading = contents.read(text, paragraph, isHeading: heading != nil)
+            // The contents list is the publisher's page it is in an EPUB, as is Project Gutenberg's
+            // licence after its end line: units of their own, so that search knows them.
+            if reading == .listHeading || (!endSeen && isGutenbergEnd(text, paragraph)) {
+                endSeen = endSeen || reading != .listHeading
+                let title = reading == .listHeading ? [paragraph[0]] : paragraph   // "Contents" may head its list's lines
+                found.append(Heading(offset: paragraph[0].lowerBound, title: lineText(text, title), kind: "matter", gap: body))
+                body = 0
+                return
+            }
             // A year right after a label is its title ("PART I", then "1805"), not a diary's year.
             if let i = waiting, let year = heading, year.kind == "year" {
                 found[i].title += ": " + year.title
@@ -75,16 +86,16 @@ enum TextHeadings {
                 found.append(heading)
                 return
             }
-            if let i = waiting, paragraph.count == 1, let line = title(text, paragraph[0]) {
+            if let i = waiting, reading != .listed, paragraph.count == 1, let line = title(text, paragraph[0]) {
                 found[i].title += ": " + line
                 return
             }
-            if named, let title = title(text, paragraph[0]) {
+            if reading == .named, let title = title(text, paragraph[0]) {
                 found.append(Heading(offset: paragraph[0].lowerBound, title: title.replacing("_", with: ""), kind: "titled", gap: body))
                 body = 0
                 return
             }
-            body += paragraphBytes
+            if reading != .listed { body += paragraphBytes }   // the list's lines are not text between its heading and the next
         }
 
         var start = 0
@@ -110,18 +121,34 @@ enum TextHeadings {
         }
         endParagraph()
         let kept = withoutContents(counted(found))
-        guard kept.count >= 2 else { return [] }
+        // Two headings of the book's own are needed; the publisher's pages alone are no structure.
+        guard kept.filter({ $0.kind != "matter" }).count >= 2 else { return [] }
         return nest(kept)
+    }
+
+    /// "*** END OF THE PROJECT GUTENBERG EBOOK DRACULA ***", or the older "End of the
+    /// Project Gutenberg EBook of Dracula, by Bram Stoker": the book's text is over.
+    static func isGutenbergEnd(_ text: [UInt8], _ lines: [Range<Int>]) -> Bool {
+        guard lines.count <= 2, let first = lines.first, first.count <= 160,
+              text[first.lowerBound] == UInt8(ascii: "*") || text[first.lowerBound] | 0x20 == UInt8(ascii: "e") else { return false }
+        let line = lineText(text, lines).lowercased().drop { $0 == "*" || $0 == " " }
+        return line.hasPrefix("end of") && line.contains("project gutenberg")
+    }
+
+    static func lineText(_ text: [UInt8], _ lines: [Range<Int>]) -> String {
+        lines.map { String(decoding: text[$0], as: UTF8.self) }.joined(separator: " ")
     }
 
     // MARK: Which headings stay
 
     /// The headings without the contents lists: runs of headings with less than
     /// `contentsGap` bytes of text between them, in which a kind comes twice. Where
-    /// the list runs straight into the text, the text starts at the last heading
-    /// that counts again a part the list named ("CHAPTER I" once more).
-    static func withoutContents(_ headings: [Heading]) -> [Heading] {
+    /// the list runs straight into the text, the text starts where the run's first
+    /// heading comes again ("CHAPTER I" once more).
+    static func withoutContents(_ all: [Heading]) -> [Heading] {
         func distinctKinds(_ run: ArraySlice<Heading>) -> Bool { Set(run.map(\.kind)).count == run.count }
+        // A title the list names is found only after the list: never a line of it.
+        let headings = all.filter { $0.kind != "matter" && $0.kind != "titled" }
         var kept: [Heading] = []
         var i = 0
         while i < headings.count {
@@ -130,15 +157,26 @@ enum TextHeadings {
             let run = headings[i..<j]
             if distinctKinds(run) {
                 kept += run
-            } else if let again = run.indices.last(where: { k in
-                          run[k].number != nil && run[i..<k].contains { $0.kind == run[k].kind && $0.number == run[k].number } }),
+            } else if let number = run[i].number,
+                      let again = run.indices.first(where: { $0 > i && run[$0].kind == run[i].kind && run[$0].number == number }),
                       distinctKinds(run[again...]) {
                 kept += run[again...]
             }
             i = j
         }
-        return kept
+        // The publisher's units stay, out of the runs; the contents list's heading only where the
+        // list runs into the book's first kept heading (its unit would hold a preface otherwise).
+        let matter = all.filter { heading in
+            guard heading.kind == "matter", isListHeading(heading) else { return heading.kind == "matter" || heading.kind == "titled" }
+            let own = all.filter { $0.kind != "matter" }
+            guard let next = (kept + own.filter { $0.kind == "titled" }).filter({ $0.offset > heading.offset }).min(by: { $0.offset < $1.offset })
+            else { return false }
+            return !own.contains { $0.offset > heading.offset && $0.offset <= next.offset && $0.gap > 0 }
+        }
+        return (kept + matter).sorted { $0.offset < $1.offset }
     }
+
+    static func isListHeading(_ heading: Heading) -> Bool { !heading.title.lowercased().contains("gutenberg") }
 
     /// Bare numerals kept only where they count: each one more than the bare one
     /// before it, or the first of a count (1, or followed by its next).
@@ -173,13 +211,16 @@ enum TextHeadings {
             default: return 2
             }
         }
-        let levels = Array(Set(headings.map { level($0.kind) })).sorted()
+        // The publisher's pages (the contents list, a licence) stand at the outermost level: they close every unit.
+        let outermost = headings.filter { $0.kind != "matter" }.map { level($0.kind) }.min() ?? 0
+        func levelOf(_ kind: String) -> Int { kind == "matter" ? outermost : level(kind) }
+        let levels = Array(Set(headings.map { levelOf($0.kind) })).sorted()
         return headings.map { heading in
-            var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: level(heading.kind)) ?? 0,
+            var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: levelOf(heading.kind)) ?? 0,
                                                 offset: heading.offset)
             switch heading.kind {
             case "entry", "letter", "section": placed.mark.kind = heading.kind
-            case "year", "dated", "titled": placed.mark.kind = nil
+            case "year", "dated", "titled", "matter": placed.mark.kind = nil
             default: placed.mark.kind = heading.kind
             }
             if let number = heading.number { placed.mark.number = number }

@@ -30,13 +30,13 @@ extension SearchEngine {
         return own + publisher + candidates.dropFirst(looked)
     }
 
-    /// In a section titled as the publisher's, or (a book without structure) a
-    /// text of licence words.
+    /// In a section titled as the publisher's, or (a book without structure, or a
+    /// chunk before its first unit: a plain text's Project Gutenberg header) a text
+    /// of licence words.
     func isPublisherPage(_ c: FusedCandidate, ord: Int?) throws -> Bool {
         if let ord {
             return BookMatter.isPublisherMatter(section: try structure(c.bookID).first { $0.ord == ord }?.path)
         }
-        guard try structure(c.bookID).isEmpty else { return false }
         if let known = matterCache[c.ref] { return known }
         guard let chunk = try library.chunk(c.ref) else { return false }
         let matter = BookMatter.soundsLikeMatter(chunk.text)

@@ -6,6 +6,8 @@ final class BookMatterTests: XCTestCase {
         XCTAssertTrue(BookMatter.isPublisherMatter(section: ["Imprint"]))
         XCTAssertTrue(BookMatter.isPublisherMatter(section: ["Back matter", "Uncopyright"]))
         XCTAssertTrue(BookMatter.isPublisherMatter(section: ["THE FULL PROJECT GUTENBERG LICENSE"]))
+        XCTAssertTrue(BookMatter.isPublisherMatter(section: ["*** END OF THE PROJECT GUTENBERG EBOOK DRACULA ***"]), "a plain text's end line")
+        XCTAssertTrue(BookMatter.isPublisherMatter(section: ["CONTENTS"]))
         XCTAssertFalse(BookMatter.isPublisherMatter(section: ["Dramatis Personae"]), "a cast list may be asked about")
         XCTAssertTrue(BookMatter.isMatter(section: ["Dramatis Personae"]))
         XCTAssertFalse(BookMatter.isMatter(section: ["Act I", "Scene V"]))

@@ -282,10 +282,19 @@ final class StructureTests: XCTestCase {
 
             "My dearest Lucy,--Forgive my long delay in writing."
 
+            *** END OF THE PROJECT GUTENBERG EBOOK DRACULA ***
+
+            Updated editions will replace the previous one.
+
             """
         let (_, pages) = try parseFile(dir.write("dracula.txt", novel))
         XCTAssertEqual(pages.map(\.text).joined(), novel.trimmingCharacters(in: "\n"), "the text is as it was")
-        let units = try outline(pages).units
+        var units = try outline(pages).units
+        // The contents list, which runs into the text, and Project Gutenberg's licence are the publisher's pages.
+        XCTAssertEqual(units.first?.path, ["CONTENTS"])
+        XCTAssertEqual(units.last?.path, ["*** END OF THE PROJECT GUTENBERG EBOOK DRACULA ***"])
+        XCTAssertEqual(units.filter { BookMatter.isPublisherMatter(section: $0.path) }.count, 2)
+        units = Array(units.dropFirst().dropLast())
         XCTAssertEqual(units.map(\.path), [["CHAPTER I"], ["CHAPTER I", "JONATHAN HARKER'S JOURNAL"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 3"],
                                            ["CHAPTER I", "JONATHAN HARKER'S JOURNAL", "May 4"],
@@ -348,15 +357,18 @@ final class StructureTests: XCTestCase {
         let walden = "WALDEN\n\nCONTENTS\n\nECONOMY\n\nREADING\n\nTHE PONDS\n\n\nECONOMY\n\n" + prose + "READING\n\n" + prose
             + "Reading\nis a noble exercise, the reader said once more.\n\nTHE PONDS\n\n" + prose
         let units = try outline(try parseFile(dir.write("walden.txt", walden)).1).units
-        XCTAssertEqual(units.map(\.title), ["ECONOMY", "READING", "THE PONDS"])
-        XCTAssertEqual(units.map(\.kind), [nil, nil, nil])
-        XCTAssertEqual(units.map(\.depth), [0, 0, 0])
+        XCTAssertEqual(units.map(\.title), ["CONTENTS", "ECONOMY", "READING", "THE PONDS"], "the list, then its titles")
+        XCTAssertEqual(units.map(\.kind), [nil, nil, nil, nil])
+        XCTAssertEqual(units.map(\.depth), [0, 0, 0, 0])
         let (_, pages) = try parseFile(dir.write("walden.txt", walden))
-        let economy = try marks(pages).first!
+        let economy = try marks(pages)[1]
         XCTAssertTrue(String(pages[0].text.dropFirst(economy.mark.at)).hasPrefix("ECONOMY\n\nWhen I wrote"), "the heading after the list")
 
         let block = "Contents\n  I. Economy\n  II. Reading  45\n\n" + "Economy\n\n" + prose + "Reading\n\n" + prose
-        XCTAssertEqual(try outline(try parseFile(dir.write("block.txt", block)).1).units.map(\.title), ["Economy", "Reading"])
+        XCTAssertEqual(try outline(try parseFile(dir.write("block.txt", block)).1).units.map(\.title), ["Contents", "Economy", "Reading"])
+        // A list followed by a preface is no unit of its own: it would hold the preface.
+        let preface = "CONTENTS\n\nECONOMY\n\nREADING\n\n" + prose + "ECONOMY\n\n" + prose + "READING\n\n" + prose
+        XCTAssertEqual(try outline(try parseFile(dir.write("preface.txt", preface)).1).units.map(\.title), ["ECONOMY", "READING"])
 
         for text in ["ECONOMY\n\n" + prose + "READING\n\n" + prose, "CONTENTS\n\n" + prose + "ECONOMY\n\n" + prose + "READING\n\n" + prose] {
             XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], "no list, no titles: " + text)

@@ -142,6 +142,29 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(edition.first?.chunkIndex, 0, "a question about the edition keeps it")
     }
 
+    /// A plain text's Project Gutenberg header lies before its first chapter, in no
+    /// unit: in a book with structure too, its licence words make it the publisher's.
+    func testHybridPutsALicenceBeforeTheFirstUnitAfterTheBook() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/header.db")
+        let indexer = Indexer(library: library)
+        let licence = "The Project Gutenberg eBook of The Adventures of Sherlock Holmes, by Arthur Conan Doyle. This eBook is for the use of anyone anywhere at no cost; see www.gutenberg.org for the licence."
+        let passages = [(start: 1, end: 1, text: licence)] + Self.english.map { (start: $0.start + 1, end: $0.end + 1, text: $0.text) }
+        var records = records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder)
+        for (i, record) in records.enumerated() {
+            guard case .page(var page) = record, page.page == 2 else { continue }
+            page.extra["structure"] = .array([StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I").json])
+            records[i] = .page(page)
+        }
+        for r in records { try indexer.add(r) }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        let hybrid = try engine.search(SearchQuery(text: "The Adventures of Sherlock Holmes by Arthur Conan Doyle", k: 7, mode: .hybrid))
+        XCTAssertEqual(hybrid.first?.section, ["CHAPTER I"])
+        XCTAssertEqual(hybrid.last?.chunkIndex, 0, "after every passage of the book")
+    }
+
     /// An engine that searches many times (ib-mcp's, `ib-search --queries`)
     /// keeps each book's structure, until the library changes: a book indexed
     /// again with other sections, by another connection, is read afresh.
