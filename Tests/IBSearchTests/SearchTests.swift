@@ -120,19 +120,33 @@ final class SearchEngineTests: XCTestCase {
 
     func texts(_ results: [SearchResult]) -> [String] { results.map(\.text) }
 
+    /// The Sherlock Holmes passages after a licence page (chunk 0) that names the book and
+    /// its author; `chapterFrom` puts a chapter's mark on that page, so that the licence
+    /// lies before the book's first unit.
+    func licensedEngine(_ name: String, chapterFrom page: Int? = nil) throws -> SearchEngine {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/\(name).db")
+        let indexer = Indexer(library: library)
+        let licence = "The Project Gutenberg eBook of The Adventures of Sherlock Holmes, by Arthur Conan Doyle. This eBook is for the use of anyone anywhere at no cost; see www.gutenberg.org for the licence."
+        let passages = [(start: 1, end: 1, text: licence)] + Self.english.map { (start: $0.start + 1, end: $0.end + 1, text: $0.text) }
+        for var record in records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder) {
+            if case .page(var p) = record, p.page == page {
+                p.extra["structure"] = .array([StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I").json])
+                record = .page(p)
+            }
+            try indexer.add(record)
+        }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        return engine
+    }
+
     /// A licence page holds the book's title and author, which questions name; full
     /// text ranks it first, hybrid puts it after the book's own text, unless the
     /// question asks about the edition.
     func testHybridPutsThePublishersPagesAfterTheBook() throws {
-        let encoder = try model()
-        let library = try Library.open(path: directory + "/matter.db")
-        let indexer = Indexer(library: library)
-        let licence = "The Project Gutenberg eBook of The Adventures of Sherlock Holmes, by Arthur Conan Doyle. This eBook is for the use of anyone anywhere at no cost; see www.gutenberg.org for the licence."
-        let passages = [(start: 1, end: 1, text: licence)] + Self.english.map { (start: $0.start + 1, end: $0.end + 1, text: $0.text) }
-        for r in records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder) { try indexer.add(r) }
-        try indexer.finish()
-        let engine = SearchEngine(library: library, encoder: encoder)
-        engine.thesaurus = nil
+        let engine = try licensedEngine("matter")
         let question = "The Adventures of Sherlock Holmes by Arthur Conan Doyle"
         XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .text)).first?.chunkIndex, 0, "full text: the licence first")
         let hybrid = try engine.search(SearchQuery(text: question, k: 7, mode: .hybrid))
@@ -145,21 +159,7 @@ final class SearchEngineTests: XCTestCase {
     /// A plain text's Project Gutenberg header lies before its first chapter, in no
     /// unit: in a book with structure too, its licence words make it the publisher's.
     func testHybridPutsALicenceBeforeTheFirstUnitAfterTheBook() throws {
-        let encoder = try model()
-        let library = try Library.open(path: directory + "/header.db")
-        let indexer = Indexer(library: library)
-        let licence = "The Project Gutenberg eBook of The Adventures of Sherlock Holmes, by Arthur Conan Doyle. This eBook is for the use of anyone anywhere at no cost; see www.gutenberg.org for the licence."
-        let passages = [(start: 1, end: 1, text: licence)] + Self.english.map { (start: $0.start + 1, end: $0.end + 1, text: $0.text) }
-        var records = records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder)
-        for (i, record) in records.enumerated() {
-            guard case .page(var page) = record, page.page == 2 else { continue }
-            page.extra["structure"] = .array([StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I").json])
-            records[i] = .page(page)
-        }
-        for r in records { try indexer.add(r) }
-        try indexer.finish()
-        let engine = SearchEngine(library: library, encoder: encoder)
-        engine.thesaurus = nil
+        let engine = try licensedEngine("header", chapterFrom: 2)
         let hybrid = try engine.search(SearchQuery(text: "The Adventures of Sherlock Holmes by Arthur Conan Doyle", k: 7, mode: .hybrid))
         XCTAssertEqual(hybrid.first?.section, ["CHAPTER I"])
         XCTAssertEqual(hybrid.last?.chunkIndex, 0, "after every passage of the book")
