@@ -3,8 +3,9 @@
 // short paragraph; what marks them is the list near the start of the text
 // ("CONTENTS", then a title a line) that names them. A one-line paragraph after
 // the list that says what one of its lines says is a heading. The list ends at
-// the first long line, or where it names a title a second time: a list that
-// runs straight into the text ends at the first heading of the text.
+// prose (a line longer than a title, or lines wrapped near a page's width), or
+// where it names a title a second time: a list that runs straight into the text
+// ends at the first heading of the text.
 import IBCore
 
 struct TextContents {

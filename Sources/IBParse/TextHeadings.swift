@@ -99,7 +99,8 @@ enum TextHeadings {
         }
 
         var start = 0
-        while start < text.count && found.count < maxHeadings {
+        // After Project Gutenberg's end line all is its licence ("Section 1. General Terms of Use" is none of the book's).
+        while start < text.count && found.count < maxHeadings && !endSeen {
             let end = text[start...].firstIndex(of: 0x0A) ?? text.count
             let line = trimmed(text, start..<end)
             if line.isEmpty {

@@ -286,6 +286,10 @@ final class StructureTests: XCTestCase {
 
             Updated editions will replace the previous one.
 
+            Section 1. General Terms of Use
+
+            Section 2. Information about the Mission of Project Gutenberg
+
             """
         let (_, pages) = try parseFile(dir.write("dracula.txt", novel))
         XCTAssertEqual(pages.map(\.text).joined(), novel.trimmingCharacters(in: "\n"), "the text is as it was")
