@@ -18,7 +18,7 @@ struct TextContents {
 
     enum State { case seeking, listing, reading }
     private(set) var state = State.seeking
-    private var titles: Set<String> = []
+    private var titles: Set<Key> = []
 
     /// Whether the caller should hand over every line of the paragraphs to come
     /// (a list is often one paragraph of many lines).
@@ -35,7 +35,7 @@ struct TextContents {
     mutating func read(_ text: [UInt8], _ lines: [Range<Int>], isHeading: Bool) -> Reading {
         switch state {
         case .seeking:
-            guard lines[0].count <= 24, ["contents", "tableofcontents"].contains(Self.key(text, lines[0])) else { return .text }
+            guard lines[0].count <= 24, Self.listHeadings.contains(Self.key(text, lines[0])) else { return .text }
             state = .listing
             // The list may follow on the next lines of the same paragraph.
             if lines.count > 1 { _ = read(text, Array(lines.dropFirst()), isHeading: false) }
@@ -52,7 +52,7 @@ struct TextContents {
                 state = .reading   // the list named this title before: the text has begun
                 return .named
             }
-            for key in keys where key.count >= 3 { titles.insert(key) }
+            for key in keys where key.letters >= 3 { titles.insert(key) }
             return .listed
         case .reading:
             guard !isHeading, lines.count == 1, lines[0].count <= Self.maxLineBytes else { return .text }
@@ -60,17 +60,49 @@ struct TextContents {
         }
     }
 
-    /// A line as the list and the heading both write it: its letters in lower case,
-    /// without a numeral that counts it ("IV. Sounds", "4 Sounds") or a page number.
-    static func key(_ text: [UInt8], _ line: Range<Int>) -> String {
-        let s = String(decoding: text[line], as: UTF8.self)
-        var words = s.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        if let first = words.first, words.count > 1 {
-            let numeral = first.trimmingCharacters(in: ".:)")
-            if numeral.allSatisfy(\.isNumber) || CalendarWords.roman(numeral) != nil, numeral != first || first.allSatisfy(\.isNumber) {
-                words.removeFirst()
+    /// A line as the list and the heading both write it: its letters in lower case
+    /// (another script's bytes as they are), without a numeral that counts it ("IV.
+    /// Sounds", "4 Sounds") or a page number; kept as a hash, with how many letters it
+    /// has. Read from the bytes: every short paragraph after a list is asked.
+    struct Key: Hashable {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        var letters = 0
+    }
+
+    static func key(_ text: [UInt8], _ line: Range<Int>) -> Key {
+        var i = line.lowerBound
+        // A numeral that counts the line: figures before a space or stop, a roman numeral before a stop.
+        var j = i
+        while j < line.upperBound, isDigit(text[j]) || "ivxlcdm".utf8.contains(text[j] | 0x20) { j += 1 }
+        if j > i, j < line.upperBound, j - i <= 8 {
+            let figures = text[i..<j].allSatisfy(isDigit)
+            let stop = text[j] == UInt8(ascii: ".") || text[j] == UInt8(ascii: ":") || text[j] == UInt8(ascii: ")")
+            if figures ? (stop || text[j] == 0x20) : stop && CalendarWords.roman(String(decoding: text[i..<j], as: UTF8.self)) != nil {
+                i = j + 1
             }
         }
-        return String(words.joined().filter(\.isLetter).lowercased())
+        var key = Key()
+        while i < line.upperBound {
+            let byte = text[i]
+            i += 1
+            let letter: UInt8
+            switch byte {
+            case 0x41...0x5A: letter = byte | 0x20
+            case 0x61...0x7A: letter = byte
+            case 0xE2 where i + 1 < line.upperBound && text[i] == 0x80:
+                i += 2   // General Punctuation (U+2000 to U+203F): dashes, curly quotes, the ellipsis
+                continue
+            case 0x80...: letter = byte   // another script's letters (and the odd sign) as they are
+            default: continue
+            }
+            key.hash = (key.hash ^ UInt64(letter)) &* 0x100_0000_01b3
+            key.letters += 1
+        }
+        return key
     }
+
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// What heads a list: "CONTENTS", "Table of Contents".
+    static let listHeadings: Set<Key> = ["contents", "table of contents"].map { Array($0.utf8) }.reduce(into: []) { $0.insert(key($1, 0..<$1.count)) }
 }
