@@ -7,7 +7,10 @@
 // (a unit dated to a year, or undated) only one that names its month does. The
 // entry is a mark one level below, kind "entry", titled "January 2nd" and dated
 // '--MM-DD' (the year comes from the unit around it when the outline is read,
-// BookOutline.withYear, as for any yearless day). Two such paragraphs in a unit
+// BookOutline.withYear, as for any yearless day). A day written alone ("18th.--")
+// after a day with its month in the same unit continues that month; a weekday may
+// open the date ("Sunday, April 3rd.--") and a range is dated by its first day
+// ("September 12th to 13th."). Two such paragraphs in a unit
 // are needed (one "1st." is a numbered point, not a diary), unless the unit is
 // someone's journal (a section in a voice, "DR. SEWARD'S DIARY."), and a unit whose
 // entries the markup already marks is left as it is.
@@ -23,6 +26,10 @@ struct DayEntries {
     /// Units that already have entries found in an earlier document, and units that are
     /// someone's journal ("DR. SEWARD'S DIARY."), where one dated paragraph is an entry.
     private var accepted: Set<Int> = []
+    /// The month of the last day found in each unit, which a day written alone ("18th.") continues.
+    private var lastMonth: [Int: Int] = [:]
+
+    static let weekdays: Set<String> = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                              "October", "November", "December"]
@@ -51,11 +58,17 @@ struct DayEntries {
             let context = dated?.context ?? .undated
             let end = min(text.count, start + Self.openingReach)
             guard let opening = Self.opening(String(decoding: text[start..<end], as: UTF8.self)) else { continue }
+            let journal = innermost.flatMap { $0.journal ? $0.id : nil }
+            let unit = journal ?? dated?.id ?? innermost?.id ?? -1
             let month: Int
             switch (opening.month, context) {
             case (let named?, .month(let m)) where named == m: month = m
             case (let named?, .year), (let named?, .undated): month = named
             case (nil, .month(let m)): month = m
+            // "18th.--" after "October 16th.--" in the same unit: the month carries on, as a journal writes it.
+            case (nil, .year), (nil, .undated):
+                guard let carried = lastMonth[unit] else { continue }
+                month = carried
             default: continue
             }
             guard opening.day <= CalendarWords.monthLength[month - 1] else { continue }
@@ -64,9 +77,9 @@ struct DayEntries {
             let date = "--\(StructureDates.pad(month))-\(StructureDates.pad(opening.day))"
             let mark = StructureMark(at: start, depth: (innermost?.depth ?? -1) + 1, kind: "entry", title: title, date: date,
                                      place: opening.place)
-            let journal = innermost.flatMap { $0.journal ? $0.id : nil }
             if let journal { accepted.insert(journal) }
-            found.append((journal ?? dated?.id ?? innermost?.id ?? -1, PlacedMark(offset: start, mark: mark)))
+            lastMonth[unit] = month
+            found.append((unit, PlacedMark(offset: start, mark: mark)))
         }
         while next < sorted.count { enter(sorted[next].mark); next += 1 }   // units open for the next document
         var count: [Int: Int] = [:]
@@ -107,7 +120,8 @@ struct DayEntries {
             return figures <= 2
         }
         guard (0x41...0x5A).contains(first) else { return false }
-        return CalendarWords.months[String(decoding: text[start..<end], as: UTF8.self).lowercased()] != nil
+        let word = String(decoding: text[start..<end], as: UTF8.self).lowercased()
+        return CalendarWords.months[word] != nil || weekdays.contains(word)
     }
 
     /// What a unit's date leaves a paragraph to say: the day ('YYYY-MM', one month of an
@@ -153,7 +167,14 @@ struct DayEntries {
             return from < i ? s[from..<i] : nil
         }
         func peekWord() -> Substring? { let saved = i; defer { i = saved }; return word() }
-        guard let first = word() else { return nil }
+        guard var first = word() else { return nil }
+        // "Sunday, April 3rd.--After service": the weekday before the date.
+        if Self.weekdays.contains(first.lowercased()), first.first!.isUppercase {
+            if i < s.endIndex, s[i] == "," { i = s.index(after: i) }
+            skipSpaces()
+            guard let next = word() else { return nil }
+            first = next
+        }
         var month: Int? = nil
         var dayWord: Substring
         var stoppedAfterMonth = false   // "3 May." ends on the month's stop
@@ -181,6 +202,22 @@ struct DayEntries {
             return nil
         }
         guard let day = StructureDates.day(dayWord) else { return nil }
+        // A range of days is dated by its first: "September 12th to 13th", "April 4th to July 5th, 1832".
+        if !stoppedAfterMonth {
+            let saved = i
+            skipSpaces()
+            if peekWord() == "to" {
+                _ = word(); skipSpaces()
+                if let w = peekWord(), CalendarWords.months[w.lowercased()] != nil, w.first!.isUppercase {
+                    _ = word()
+                    if i < s.endIndex, s[i] == "." { i = s.index(after: i) }
+                    skipSpaces()
+                }
+                guard let last = word(), StructureDates.day(last) != nil else { return nil }
+            } else {
+                i = saved
+            }
+        }
         skipSpaces()
         var aside: String? = nil
         if i < s.endIndex, s[i] == "(" {

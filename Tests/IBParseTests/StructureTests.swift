@@ -219,6 +219,26 @@ final class StructureTests: XCTestCase {
         XCTAssertNil(day("The 2nd. Up early"))
         XCTAssertNil(day("32nd. No such day"))
         XCTAssertNil(day("may 3rd. lower case"))
+        // A plain text's italics and double hyphens; a weekday before the date; a range, dated by its first day.
+        XCTAssertEqual(day("_4 May._--I found"), "5 4 ")
+        XCTAssertEqual(DayEntries.opening("_3 May. Bistritz._--Left Munich")?.place, "Bistritz")
+        XCTAssertEqual(day("Sunday, April 3rd.--After service"), "4 3 ")
+        XCTAssertEqual(day("September 12th to 13th.--We rode"), "9 12 ")
+        XCTAssertEqual(day("April 4th to July 5th, 1832.--A few days"), "4 4 ")
+        XCTAssertEqual(day("29th to 30th.--Still at sea"), "- 29 ")
+        XCTAssertNil(day("Sunday was a day of rest."))
+        XCTAssertNil(day("4th to the last man, we went"), "the date is not the sentence")
+    }
+
+    /// A journal's days under a chapter that gives no date (a plain Beagle): a day written
+    /// alone continues the month of the day before it in the same unit.
+    func testADayAloneContinuesTheMonthBeforeIt() throws {
+        let dir = TempDir()
+        let text = "CHAPTER I\n\nOctober 16th.--We rode to the estancia.\n\n18th.--Rain all day.\n\n"
+            + "19th to 20th.--Crossed the river.\n\nCHAPTER II\n\n21st.--A day alone names no month here.\n\n22nd.--Nor here.\n"
+        let units = try outline(try parseFile(dir.write("beagle.txt", text)).1).units
+        XCTAssertEqual(units.map(\.title), ["CHAPTER I", "October 16th", "October 18th", "October 19th", "CHAPTER II"])
+        XCTAssertEqual(units.filter { $0.kind == "entry" }.map(\.dateFrom), ["--10-16", "--10-18", "--10-19"])
     }
 
     func testMarkdownHeadingsGiveTheHierarchy() throws {
