@@ -39,8 +39,8 @@ enum TextHeadings {
         var offset: Int
         var title: String
         /// book, part, chapter, act, scene, section, letter, entry; "year", "dated" (a month),
-        /// "titled" (a title the contents list names) and "matter" (the contents list's heading,
-        /// Project Gutenberg's licence) are units without kind.
+        /// "titled" (a title the contents list names), "contents" (the list's heading) and
+        /// "licence" (Project Gutenberg's, after its end line) are units without kind.
         var kind: String
         var number: Int? = nil
         var voice: String? = nil
@@ -68,10 +68,15 @@ enum TextHeadings {
             let reading = contents.read(text, paragraph, isHeading: heading != nil)
             // The contents list is the publisher's page it is in an EPUB, as is Project Gutenberg's
             // licence after its end line: units of their own, so that search knows them.
-            if reading == .listHeading || (!endSeen && isGutenbergEnd(text, paragraph)) {
-                endSeen = endSeen || reading != .listHeading
-                let title = reading == .listHeading ? [paragraph[0]] : paragraph   // "Contents" may head its list's lines
-                found.append(Heading(offset: paragraph[0].lowerBound, title: lineText(text, title), kind: "matter", gap: body))
+            if reading == .listHeading {
+                // "Contents" may head its list's lines.
+                found.append(Heading(offset: paragraph[0].lowerBound, title: lineText(text, [paragraph[0]]), kind: "contents", gap: body))
+                body = 0
+                return
+            }
+            if !endSeen && isGutenbergEnd(text, paragraph) {
+                endSeen = true
+                found.append(Heading(offset: paragraph[0].lowerBound, title: lineText(text, paragraph), kind: "licence", gap: body))
                 body = 0
                 return
             }
@@ -123,7 +128,7 @@ enum TextHeadings {
         endParagraph()
         let kept = withoutContents(counted(found))
         // Two headings of the book's own are needed; the publisher's pages alone are no structure.
-        guard kept.filter({ $0.kind != "matter" }).count >= 2 else { return [] }
+        guard kept.filter({ !isPublishers($0.kind) }).count >= 2 else { return [] }
         return nest(kept)
     }
 
@@ -149,7 +154,7 @@ enum TextHeadings {
     static func withoutContents(_ all: [Heading]) -> [Heading] {
         func distinctKinds(_ run: ArraySlice<Heading>) -> Bool { Set(run.map(\.kind)).count == run.count }
         // A title the list names is found only after the list: never a line of it.
-        let headings = all.filter { $0.kind != "matter" && $0.kind != "titled" }
+        let headings = all.filter { !isPublishers($0.kind) && $0.kind != "titled" }
         var kept: [Heading] = []
         var i = 0
         while i < headings.count {
@@ -167,17 +172,18 @@ enum TextHeadings {
         }
         // The publisher's units stay, out of the runs; the contents list's heading only where the
         // list runs into the book's first kept heading (its unit would hold a preface otherwise).
-        let matter = all.filter { heading in
-            guard heading.kind == "matter", isListHeading(heading) else { return heading.kind == "matter" || heading.kind == "titled" }
-            let own = all.filter { $0.kind != "matter" }
-            guard let next = (kept + own.filter { $0.kind == "titled" }).filter({ $0.offset > heading.offset }).min(by: { $0.offset < $1.offset })
-            else { return false }
+        let own = all.filter { !isPublishers($0.kind) }
+        let titled = own.filter { $0.kind == "titled" }
+        let others = all.filter { heading in
+            guard heading.kind == "contents" else { return heading.kind == "licence" || heading.kind == "titled" }
+            guard let next = (kept + titled).filter({ $0.offset > heading.offset }).min(by: { $0.offset < $1.offset }) else { return false }
             return !own.contains { $0.offset > heading.offset && $0.offset <= next.offset && $0.gap > 0 }
         }
-        return (kept + matter).sorted { $0.offset < $1.offset }
+        return (kept + others).sorted { $0.offset < $1.offset }
     }
 
-    static func isListHeading(_ heading: Heading) -> Bool { !heading.title.lowercased().contains("gutenberg") }
+    /// The contents list's heading and Project Gutenberg's licence: the publisher's pages, not the book's.
+    static func isPublishers(_ kind: String) -> Bool { kind == "contents" || kind == "licence" }
 
     /// Bare numerals kept only where they count: each one more than the bare one
     /// before it, or the first of a count (1, or followed by its next).
@@ -213,15 +219,15 @@ enum TextHeadings {
             }
         }
         // The publisher's pages (the contents list, a licence) stand at the outermost level: they close every unit.
-        let outermost = headings.filter { $0.kind != "matter" }.map { level($0.kind) }.min() ?? 0
-        func levelOf(_ kind: String) -> Int { kind == "matter" ? outermost : level(kind) }
+        let outermost = headings.filter { !isPublishers($0.kind) }.map { level($0.kind) }.min() ?? 0
+        func levelOf(_ kind: String) -> Int { isPublishers(kind) ? outermost : level(kind) }
         let levels = Array(Set(headings.map { levelOf($0.kind) })).sorted()
         return headings.map { heading in
             var placed = DocumentStructure.mark(title: heading.title, depth: levels.firstIndex(of: levelOf(heading.kind)) ?? 0,
                                                 offset: heading.offset)
             switch heading.kind {
             case "entry", "letter", "section": placed.mark.kind = heading.kind
-            case "year", "dated", "titled", "matter": placed.mark.kind = nil
+            case "year", "dated", "titled", "contents", "licence": placed.mark.kind = nil
             default: placed.mark.kind = heading.kind
             }
             if let number = heading.number { placed.mark.number = number }
@@ -291,13 +297,13 @@ enum TextHeadings {
         while i < line.upperBound, i - start <= 12, (0x30...0x39).contains(text[i]) || (0x41...0x5A).contains(text[i] & 0xDF) { i += 1 }
         let word = text[start..<i]
         if !word.isEmpty && word.count <= 12 {
-            if lines.count <= 2, letterWords.contains(String(decoding: word, as: UTF8.self).lowercased()) { return .letter }
+            let lower = String(decoding: word, as: UTF8.self).lowercased()
+            if lines.count <= 2, letterWords.contains(lower) { return .letter }
             if lines.count == 1 && line.count <= maxEnglishCharacters * 4 {
                 // A bare numeral ends its line or has a stop after it ("XIV", "XIV. The Masthead"), where
                 // a sentence goes on after a space ("I think so", "12 men").
                 let numeralEnds = i == line.upperBound || text[i] != 0x20
                 if numeralEnds, word.allSatisfy({ (0x30...0x39).contains($0) }) { return .part }
-                let lower = String(decoding: word, as: UTF8.self).lowercased()
                 if openingWords.contains(lower) { return .part }
                 if numeralEnds, word.allSatisfy({ "ivxlcdm".utf8.contains($0 | 0x20) }), CalendarWords.roman(lower) != nil { return .part }
             }
