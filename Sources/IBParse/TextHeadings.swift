@@ -12,7 +12,8 @@
 // month ("JANUARY 1659-1660"). A journal's or a letter's header is a unit too
 // ("DR. SEWARD'S DIARY.", "_Letter, Mina Murray to Lucy Westenra._"), with its
 // voice; the days inside are DayEntries'. A title line right after a bare label
-// is its title ("I" then "Jonathan Harker's Journal."; "PART I" then "1805").
+// is its title ("I" then "Jonathan Harker's Journal."; "PART I" then "1805"), as
+// is the line right under it ("CHAPTER I." then "Down the Rabbit-Hole").
 // Chapters with a title and no number are the lines the contents list names
 // (TextContents). That list is also a run of headings with nothing between
 // them: a run that counts the same kind twice is dropped.
@@ -64,7 +65,13 @@ enum TextHeadings {
             guard paragraphBytes > 0 else { return }
             let waiting = titleFor
             titleFor = nil
-            let heading = paragraph.count <= headerLines ? englishHeading(text, paragraph) : nil
+            var heading = paragraph.count <= headerLines ? englishHeading(text, paragraph) : nil
+            // "CHAPTER I." with its title on the next line, as recent Project Gutenberg texts print it.
+            if heading == nil, paragraph.count == 2, var label = englishHeading(text, [paragraph[0]]), label.number != nil,
+               isLabelAlone(label.title), let line = title(text, paragraph[1]) {
+                label.title = titled(label.title, line)
+                heading = label
+            }
             let reading = contents.read(text, paragraph, isHeading: heading != nil)
             // The contents list is the publisher's page it is in an EPUB, as is Project Gutenberg's
             // licence after its end line: units of their own, so that search knows them.
@@ -82,7 +89,7 @@ enum TextHeadings {
             }
             // A year right after a label is its title ("PART I", then "1805"), not a diary's year.
             if let i = waiting, let year = heading, year.kind == "year" {
-                found[i].title += ": " + year.title
+                found[i].title = titled(found[i].title, year.title)
                 return
             }
             if var heading {
@@ -92,7 +99,7 @@ enum TextHeadings {
                 return
             }
             if let i = waiting, reading != .listed, paragraph.count == 1, let line = title(text, paragraph[0]) {
-                found[i].title += ": " + line
+                found[i].title = titled(found[i].title, line)
                 return
             }
             if reading == .named, let title = title(text, paragraph[0]) {
@@ -346,6 +353,11 @@ enum TextHeadings {
             .compactMap({ lower.firstRange(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) else { return false }
         let rest = lower[keyword.upperBound...].split(whereSeparator: { !$0.isLetter })
         return rest.count <= 3 && !rest.contains { ["was", "is", "had", "has", "and", "which", "that"].contains($0) }
+    }
+
+    /// A label with its title: "I: Loomings", "CHAPTER I. Down the Rabbit-Hole" (a stop is kept as the label has it).
+    static func titled(_ label: String, _ title: String) -> String {
+        label.hasSuffix(".") || label.hasSuffix(":") ? label + " " + title : label + ": " + title
     }
 
     /// "CHAPTER I", "I", "Act 3.": a part's label with no title of its own.

@@ -336,6 +336,22 @@ final class StructureTests: XCTestCase {
                       "the chapter is the one after the contents")
     }
 
+    /// Recent Project Gutenberg texts print a chapter's title on the line under its label,
+    /// and list both in their contents block: the chapters are the ones after the list.
+    func testAChaptersTitleOnTheNextLine() throws {
+        let dir = TempDir()
+        let alice = "*** START OF THE PROJECT GUTENBERG EBOOK ALICE ***\n\nContents\n\n CHAPTER I.     Down the Rabbit-Hole\n"
+            + " CHAPTER II.    The Pool of Tears\n\n\n\nCHAPTER I.\nDown the Rabbit-Hole\n\n\n"
+            + "Alice was beginning to get very tired of sitting by her sister on the bank,\nand of having nothing to do.\n\n\n"
+            + "CHAPTER II.\nThe Pool of Tears\n\n\n\u{201C}Curiouser and curiouser!\u{201D} cried Alice (she was so much surprised,\nthat for the moment she quite forgot how to speak good English).\n"
+        let units = try outline(try parseFile(dir.write("alice.txt", alice)).1).units
+        XCTAssertEqual(units.map(\.title), ["Contents", "CHAPTER I. Down the Rabbit-Hole", "CHAPTER II. The Pool of Tears"])
+        XCTAssertEqual(units.map(\.number), [nil, 1, 2])
+        // Two lines of prose that open with a label are not a heading.
+        let prose = "Chapter 4\nof the report was never read by anyone at the meeting.\n\nChapter 5\nwas lost in the fire before anyone could copy it out.\n"
+        XCTAssertNil(try parseFile(dir.write("t.txt", prose)).1[0].extra["structure"])
+    }
+
     /// A play's acts and scenes, a diary's months and days (the year from the month's
     /// Old Style heading), a novel's books with chapters counted again in each, and
     /// chapters labelled by a bare numeral with a title line after it.
