@@ -203,22 +203,17 @@ struct DayEntries {
         }
         guard let day = StructureDates.day(dayWord) else { return nil }
         // A range of days is dated by its first: "September 12th to 13th", "April 4th to July 5th, 1832".
-        if !stoppedAfterMonth {
-            let saved = i
-            skipSpaces()
-            if peekWord() == "to" {
-                _ = word(); skipSpaces()
-                if let w = peekWord(), CalendarWords.months[w.lowercased()] != nil, w.first!.isUppercase {
-                    _ = word()
-                    if i < s.endIndex, s[i] == "." { i = s.index(after: i) }
-                    skipSpaces()
-                }
-                guard let last = word(), StructureDates.day(last) != nil else { return nil }
-            } else {
-                i = saved
-            }
-        }
         skipSpaces()
+        if !stoppedAfterMonth, peekWord() == "to" {
+            _ = word(); skipSpaces()
+            if let w = peekWord(), CalendarWords.months[w.lowercased()] != nil, w.first!.isUppercase {
+                _ = word()
+                if i < s.endIndex, s[i] == "." { i = s.index(after: i) }
+                skipSpaces()
+            }
+            guard let last = word(), StructureDates.day(last) != nil else { return nil }
+            skipSpaces()
+        }
         var aside: String? = nil
         if i < s.endIndex, s[i] == "(" {
             guard let close = s[i...].firstIndex(of: ")"), s.distance(from: i, to: close) <= 40,

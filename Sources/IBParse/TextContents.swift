@@ -17,7 +17,7 @@ struct TextContents {
     static let proseLineBytes = 60
 
     enum State { case seeking, listing, reading }
-    private(set) var state = State.seeking
+    private var state = State.seeking
     private var titles: Set<Key> = []
 
     /// Whether the caller should hand over every line of the paragraphs to come
