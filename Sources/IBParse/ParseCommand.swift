@@ -22,7 +22,10 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             its structure: a heading paragraph ("CHAPTER I", "ACT III", "SCENE II.
             A room in the castle.", "BOOK ONE: 1805", a bare "XIV" in its count,
             "JANUARY 1659-1660"), a title its contents list names (Walden's
-            "ECONOMY"), a journal's or letter's header ("DR. SEWARD'S
+            "ECONOMY"), a collection's titles on lines of their own ("A
+            Scandal in Bohemia": three or more, long apart, the first at the
+            start, each holding no heading but its own count), a journal's or
+            letter's header ("DR. SEWARD'S
             DIARY.", "Letter, Mina Murray to Lucy Westenra."), a diary's dated
             paragraphs ("_3 May. Bistritz._--Left Munich"); lines counting a part
             the Chinese way (第一卷, 第十二章 出海), a diary's days (五月四日 晴)

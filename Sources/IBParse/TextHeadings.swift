@@ -16,7 +16,9 @@
 // is the line right under it ("CHAPTER I." then "Down the Rabbit-Hole").
 // Chapters with a title and no number are the lines the contents list names
 // (TextContents). That list is also a run of headings with nothing between
-// them: a run that counts the same kind twice is dropped.
+// them: a run that counts the same kind twice is dropped. A collection's
+// titles on lines of their own, with no list to name them ("A Scandal in
+// Bohemia"), are TextTitles'.
 //
 // Two headings are needed: one alone is a line of the text.
 import IBCore
@@ -39,7 +41,8 @@ enum TextHeadings {
     struct Heading {
         var offset: Int
         var title: String
-        /// book, part, chapter, act, scene, section, letter, entry; "year", "dated" (a month),
+        /// book, part, chapter, act, scene, section, letter, entry; "work" (a collection's
+        /// story or essay, TextTitles), "year", "dated" (a month),
         /// "titled" (a title the contents list names), "contents" (the list's heading) and
         /// "licence" (Project Gutenberg's, after its end line) are units without kind.
         var kind: String
@@ -59,6 +62,7 @@ enum TextHeadings {
         var titleFor: Int? = nil           // a bare label's index, waiting for its title line
         var contents = TextContents()      // the contents list, and the titled headings it names
         var endSeen = false                // Project Gutenberg's end line, after which all is its licence
+        var loose: [(offset: Int, title: String)] = []   // lines written as titles, perhaps a collection's (TextTitles)
 
         func endParagraph() {
             defer { paragraph.removeAll(keepingCapacity: true); paragraphBytes = 0 }
@@ -107,6 +111,9 @@ enum TextHeadings {
                 body = 0
                 return
             }
+            if reading == .text, paragraph.count == 1, loose.count < maxHeadings, let title = TextTitles.candidate(text, paragraph[0]) {
+                loose.append((paragraph[0].lowerBound, title))
+            }
             if reading != .listed { body += paragraphBytes }   // the list's lines are not text between its heading and the next
         }
 
@@ -133,7 +140,8 @@ enum TextHeadings {
             start = end + 1
         }
         endParagraph()
-        let kept = withoutContents(counted(found))
+        var kept = withoutContents(counted(found))
+        kept = (kept + TextTitles.collected(loose, headings: kept, textBytes: text.count)).sorted { $0.offset < $1.offset }
         // Two headings of the book's own are needed; the publisher's pages alone are no structure.
         guard kept.filter({ !isPublishers($0.kind) }).count >= 2 else { return [] }
         return nest(kept)
@@ -217,6 +225,7 @@ enum TextHeadings {
         } ?? false
         func level(_ kind: String) -> Int {
             switch kind {
+            case "work": return -2
             case "year": return -1
             case "book": return partsOutside ? 1 : 0
             case "part": return partsOutside ? 0 : 1
@@ -234,7 +243,7 @@ enum TextHeadings {
                                                 offset: heading.offset)
             switch heading.kind {
             case "entry", "letter", "section": placed.mark.kind = heading.kind
-            case "year", "dated", "titled", "contents", "licence": placed.mark.kind = nil
+            case "work", "year", "dated", "titled", "contents", "licence": placed.mark.kind = nil
             default: placed.mark.kind = heading.kind
             }
             if let number = heading.number { placed.mark.number = number }
@@ -378,9 +387,16 @@ enum TextHeadings {
         guard s.count <= 60, let first = s.first, first.isUppercase, words.count <= 8 else { return nil }
         let letters = s.filter(\.isLetter)
         if letters.allSatisfy(\.isUppercase) { return s }
-        let long = words.filter { $0.filter(\.isLetter).count >= 4 }
+        let long = words.filter { $0.filter(\.isLetter).count >= 4 && !smallWords.contains($0.lowercased()) }
         return long.allSatisfy { $0.first?.isUppercase == true } ? s : nil
     }
+
+    /// Longer words a title leaves in lower case ("The Man with the Twisted Lip").
+    static let smallWords: Set<String> = [
+        "with", "from", "into", "onto", "upon", "unto", "over", "till", "near", "down", "past", "than",
+        "under", "along", "among", "after", "about", "above", "below", "across", "against", "around",
+        "before", "behind", "beyond", "during", "through", "toward", "towards", "within", "without",
+    ]
 
     static func isASCIIWordStart(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F

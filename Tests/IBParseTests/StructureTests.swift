@@ -421,6 +421,38 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(parts.map(\.dateFrom), [nil, "1805", nil, "1806", nil])
     }
 
+    /// A collection's stories or essays, each titled by a line of its own with no label
+    /// and no contents list (as converters write them): the titles are its units, a story
+    /// in parts holds its count, and the publisher's pages titled the same way come with
+    /// them. Lines written as titles anywhere else (a novel's signatures, a dictionary's
+    /// headwords, a letter's place) are text.
+    func testPlainTextCollectionsTitleTheirWorks() throws {
+        let dir = TempDir()
+        let prose = String(repeating: "To Sherlock Holmes she is always the woman. I have seldom heard him\nmention her under any other name.\n\n", count: 50)
+        let stories = "Imprint\n\nThis ebook is the product of many hours of hard work by volunteers.\n\n"
+            + "A Scandal in Bohemia\n\nI\n\n" + prose + "II\n\n" + prose
+            + "The Red-Headed League\n\n" + prose + "The Man with the Twisted Lip\n\n" + prose
+            + "The Adventure of the Speckled Band\n\n" + prose + "Colophon\n\nThe Adventures of Sherlock Holmes was compiled.\n"
+        let units = try outline(try parseFile(dir.write("sherlock.txt", stories)).1).units
+        XCTAssertEqual(units.map(\.title), ["Imprint", "A Scandal in Bohemia", "I", "II", "The Red-Headed League",
+                                            "The Man with the Twisted Lip", "The Adventure of the Speckled Band", "Colophon"])
+        XCTAssertEqual(units.map(\.depth), [0, 0, 1, 1, 0, 0, 0, 0])
+        XCTAssertEqual(units.map(\.kind), [nil, nil, "chapter", "chapter", nil, nil, nil, nil])
+
+        // A novel's chapters hold its signature lines; a heading further into a title's text is the book's.
+        let novel = "CHAPTER I\n\nMy dear Lucy, forgive me.\n\nMina Harker\n\n" + prose + "CHAPTER II\n\n" + prose + "Lucy Westenra\n\n" + prose
+            + "Jonathan Harker\n\n" + prose
+        XCTAssertEqual(try outline(try parseFile(dir.write("novel.txt", novel)).1).units.map(\.title), ["CHAPTER I", "CHAPTER II"])
+        // A dictionary's headwords stand close together; a text's titled lines far into it open nothing;
+        // two titles are no collection.
+        let dictionary = (1...60).map { "Abacus Number \($0)\n\nA printed counting frame, the dictionary says.\n\n" }.joined()
+        let late = prose + prose + prose + "Mina Harker\n\n" + prose + "Lucy Westenra\n\n" + prose + "Jonathan Harker\n\n" + prose
+        let two = "A Scandal in Bohemia\n\n" + prose + "The Red-Headed League\n\n" + prose
+        for (name, text) in [("dictionary", dictionary), ("late", late), ("two", two)] {
+            XCTAssertNil(try parseFile(dir.write("t.txt", text)).1[0].extra["structure"], name)
+        }
+    }
+
     /// Lines of prose are not headings: a wrapped "I.", a paragraph that opens with
     /// "Chapter" or "Part" in a sentence, a journal named in a sentence, one heading alone.
     func testPlainTextProseIsNotHeadings() throws {
