@@ -86,7 +86,8 @@ public final class Chunker {
             }
             func write(block b: Int, into k: Int) {
                 for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                    writeChunk(spans[n], units, bookID: id, text: text, structure: structure, times: times, to: &writers[k])
+                    writeChunk(spans[n], after: n > 0 ? spans[n - 1] : nil, units, bookID: id, text: text, structure: structure,
+                               times: times, to: &writers[k])
                 }
             }
             guard blocks >= 4 else {
@@ -106,7 +107,8 @@ public final class Chunker {
                     let k = 1 + (b / 2) % 2
                     free[k - 1].wait()
                     for n in b * Chunker.block..<min(spans.count, (b + 1) * Chunker.block) {
-                        chunker.writeChunk(spans[n], units, bookID: id, text: text, structure: structure, times: times, to: &writers[k])
+                        chunker.writeChunk(spans[n], after: n > 0 ? spans[n - 1] : nil, units, bookID: id, text: text,
+                                           structure: structure, times: times, to: &writers[k])
                     }
                     ready[k - 1].signal()
                 }
@@ -139,11 +141,20 @@ public final class Chunker {
         caches.deallocate()
     }
 
-    /// One chunk record line, as ChunkRecord.write writes it.
-    func writeChunk(_ span: Span, _ units: Units, bookID: [UInt8], text: BookText, structure: ChunkStructure? = nil,
-                    times: ChunkTimes? = nil, to out: inout ByteWriter) {
+    /// One chunk record line, as ChunkRecord.write writes it; `previous` is the chunk before it.
+    func writeChunk(_ span: Span, after previous: Span?, _ units: Units, bookID: [UInt8], text: BookText,
+                    structure: ChunkStructure? = nil, times: ChunkTimes? = nil, to out: inout ByteWriter) {
         // The end is found here rather than in `cut`: the text is read here anyway.
         let end = units.end(span.lastUnit, text.bytes)
+        // The chunk's own text starts where the one before ended (it opens with that one's last
+        // lines, the overlap): its section is where its own text starts (as ib-index reads it).
+        var ownStart = span.start
+        if let previous {
+            var p = units.end(previous.lastUnit, text.bytes)
+            // The blank line after the chunk before is no text: a heading right after it opens this one's.
+            while p < end, text.bytes[p] == 0x20 || text.bytes[p] == 0x0A || text.bytes[p] == 0x09 || text.bytes[p] == 0x0D { p += 1 }
+            if p > span.start && p < end { ownStart = p }
+        }
         let (startPage, endPage, startOffset, endOffset) = place(span.start, end, text)
         out.append("{\"type\":\"chunk\",\"book_id\":")
         bookID.withUnsafeBufferPointer { out.append($0) }
@@ -155,7 +166,7 @@ public final class Chunker {
         out.append(",\"token_count\":"); out.append(span.tokenCount)
         out.append(",\"text\":")
         out.appendJSONString(text.base + span.start, end - span.start)
-        structure?.write(start: span.start, end: end, to: &out)
+        structure?.write(start: ownStart, end: end, to: &out)
         times?.write(start: span.start, end: end, text, to: &out)
         out.append("}\n")
     }

@@ -34,9 +34,19 @@ public enum Migrations {
                     }
                     throw IBError("migration \(migration.name) failed on \(db.path): \(error.message)")
                 }
+                try afterSQL(version: migration.version, db)
                 try db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                            migration.version, migration.name, Timestamp.iso8601())
             }
+        }
+    }
+
+    /// The part of a migration SQL cannot say, run right after its file in the same
+    /// transaction: 0230 places every structured book's chunks again (Library.storeSections).
+    static func afterSQL(version: Int, _ db: Database) throws {
+        switch version {
+        case 230: try Library.restoreAllSections(in: db)
+        default: break
         }
     }
 

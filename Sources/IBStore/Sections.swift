@@ -131,6 +131,8 @@ extension Library {
         }
     }
 
+    /// The most characters of blank between a chunk's end and a heading that opens the next chunk's own text.
+    static let blankAfterChunk = 8
     /// How much of a unit's opening (in characters) a chunk that started before it
     /// must hold to count as the unit's.
     static let sharedStart = 40
@@ -152,7 +154,18 @@ extension Library {
     /// Rebuilds the book's sections and chunks.section_ord from its pages' marks
     /// (inside the caller's transaction). Returns the number of sections.
     @discardableResult
-    func storeSections(bookID: String) throws -> Int {
+    func storeSections(bookID: String) throws -> Int { try Self.storeSections(bookID: bookID, in: db) }
+
+    /// Rebuilds every structured book's sections from the marks its pages keep (no
+    /// book file is read): migration 0230 does, where how chunks are placed changed.
+    static func restoreAllSections(in db: Database) throws {
+        for row in try db.query("SELECT DISTINCT book_id FROM sections ORDER BY book_id") {
+            if let bookID = row.text("book_id") { try storeSections(bookID: bookID, in: db) }
+        }
+    }
+
+    @discardableResult
+    static func storeSections(bookID: String, in db: Database) throws -> Int {
         try db.run("DELETE FROM sections WHERE book_id = ?", bookID)
         var pages: [(page: Int, marks: [StructureMark])] = []
         for row in try db.query("SELECT page, extra FROM pages WHERE book_id = ? AND extra LIKE '%\"structure\"%' ORDER BY page", bookID) {
@@ -182,15 +195,44 @@ extension Library {
             pageStart[page] = total; total += (row.int("n") ?? 0) + 1
         }
         func position(_ page: Int, _ offset: Int) -> Int { (pageStart[page] ?? 0) + offset }
+        // Where a chunk's own text starts: the end of the chunk before, past the blank after it when
+        // a unit starts right there (a paragraph's heading: a chunk ends at its paragraph's last word).
+        var pageScalars: [Int: [Unicode.Scalar]] = [:]
+        func pastBlank(_ point: (page: Int, offset: Int), before end: (page: Int, offset: Int)) throws -> (page: Int, offset: Int) {
+            let following = (outline.unit(page: point.page, offset: point.offset) ?? -1) + 1   // the first unit after the point
+            guard following < outline.units.count else { return point }
+            let next = (page: outline.units[following].startPage, offset: outline.units[following].startOffset)
+            guard next < end, position(next.page, next.offset) - position(point.page, point.offset) <= Self.blankAfterChunk else { return point }
+            for page in point.page...next.page where pageScalars[page] == nil {
+                let text = try db.query("SELECT text FROM pages WHERE book_id = ? AND page = ?", bookID, page).first?.text("text") ?? ""
+                pageScalars[page] = Array(text.unicodeScalars)
+            }
+            // Only spaces and line ends between (a page's end is one).
+            for page in point.page...next.page {
+                let scalars = pageScalars[page] ?? []
+                let from = page == point.page ? point.offset : 0, to = page == next.page ? next.offset : scalars.count
+                guard from <= to, to <= scalars.count, scalars[from..<to].allSatisfy({ $0.properties.isWhitespace }) else { return point }
+            }
+            return next
+        }
         var spans: [Int: Range<Int>] = [:]
+        var previousEnd = (page: 0, offset: 0)
         for row in try db.query("SELECT chunk_index, start_page, start_offset, end_page, end_offset FROM chunks WHERE book_id = ? ORDER BY chunk_index", bookID) {
             guard let index = row.int("chunk_index") else { continue }
-            let page = row.int("start_page") ?? 0, offset = row.int("start_offset") ?? 0
+            let end = (page: row.int("end_page") ?? 0, offset: row.int("end_offset") ?? 0)
+            // A chunk opens with the last lines of the one before (ib-chunk's overlap); its own
+            // text starts where that one ended. A unit whose heading lies in the overlap is the
+            // one its text is in: Dracula's "6 October, morning." opens the chunk after the
+            // lines that close 5 October, and that chunk is 6 October's.
+            var start = (page: row.int("start_page") ?? 0, offset: row.int("start_offset") ?? 0)
+            if previousEnd > start && previousEnd < end { start = try pastBlank(previousEnd, before: end) }
+            previousEnd = end
+            let (page, offset) = start
             let ord = outline.unit(page: page, offset: offset)
             sectionOf.append((index, ord))
             starts.append((page, offset, index))
             let from = position(page, offset)
-            spans[index] = from..<max(from, position(row.int("end_page") ?? page, row.int("end_offset") ?? offset))
+            spans[index] = from..<max(from, position(end.page, end.offset))
             var u = ord
             while let o = u {
                 if first[o] == nil { first[o] = index }

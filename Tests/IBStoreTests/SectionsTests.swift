@@ -47,13 +47,15 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(sections[1].dateFrom, "--05-03")
         XCTAssertEqual(sections[1].voice, "Jonathan Harker")  // the chapter's voice, inherited
         XCTAssertEqual(sections[1].place, "Bistritz")
-        // Chunks i start on page i/2+1 at offset 0: 0,1 in I; 2,3 (page 2, before offset 3) in I; 4,5 (page 3) in the entry; 6-9 in II.
-        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 6])
-        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 9])
+        // Chunks i start on page i/2+1 at offset 0, odd ones running to the next page's end: 0,1 in I;
+        // 2 (page 2, before offset 3) in I; 3 opens with chunk 2's page, its own text is page 3's, in
+        // the entry, as is 4 (page 3); 5 opens with chunk 4's page 3, its own text is page 4's, in II; 6-9 in II.
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 3, 5])
+        XCTAssertEqual(sections.map(\.lastChunk), [4, 4, 9])
         let refs = try library.db.query("SELECT seq, chunk_index FROM chunks WHERE book_id = ? ORDER BY chunk_index", id)
             .map { (ChunkRef(seq: $0.int("seq")!), $0.int("chunk_index")!) }
         let ords = try library.sectionOrds(forChunks: refs.map(\.0))
-        XCTAssertEqual(refs.map { ords[$0.0] }, [0, 0, 0, 0, 1, 1, 2, 2, 2, 2])
+        XCTAssertEqual(refs.map { ords[$0.0] }, [0, 0, 0, 1, 1, 2, 2, 2, 2, 2])
     }
 
     func testIndexingFillsSectionsAndChunkSections() throws {
@@ -78,9 +80,10 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(try library.sections(bookID: id).count, 3)
     }
 
-    /// Two short entries on page 3 after chunks 4 and 5 start there: no chunk starts
-    /// in them, and each holds chunk 5, the one its start lies in (as the
-    /// migration 0200 fills in for a library indexed before).
+    /// Two short entries on page 3, where chunk 4 starts and whose end chunk 5's own text
+    /// (page 4, chapter II) follows: no chunk starts in them, and each holds chunk 4, the
+    /// one its start lies in (as the migrations 0200 and 0230 fill in for a library
+    /// indexed before).
     func testAUnitNoChunkStartsInHoldsTheChunkItLiesIn() throws {
         let records = withStructure(LibraryTests.book(1)).map { record -> Record in
             guard case .page(var page) = record, page.page == 3 else { return record }
@@ -94,15 +97,56 @@ final class SectionsTests: XCTestCase {
         let id = bookID(records)
         var sections = try library.sections(bookID: id)
         XCTAssertEqual(sections.map(\.title), ["I", "3 May. Bistritz.", "4 May.", "5 May.", "II"])
-        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 5, 5, 6])
-        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
-        // A library indexed before: the migration's statements give the same.
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 3, 4, 4, 5])
+        XCTAssertEqual(sections.map(\.lastChunk), [4, 4, 4, 4, 9])
+        // A library indexed before: the migrations give the same.
         _ = try library.db.run("UPDATE sections SET first_chunk = NULL, last_chunk = NULL WHERE ord IN (2, 3)")
         let migration = try XCTUnwrap(EmbeddedMigrations.all.first { $0.name == "0200_sections_chunkless.sql" })
         try library.db.execute(migration.sql)
+        try Migrations.afterSQL(version: 230, library.db)
         sections = try library.sections(bookID: id)
-        XCTAssertEqual(sections.map(\.firstChunk), [0, 4, 5, 5, 6])
-        XCTAssertEqual(sections.map(\.lastChunk), [5, 5, 5, 5, 9])
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 3, 4, 4, 5])
+        XCTAssertEqual(sections.map(\.lastChunk), [4, 4, 4, 4, 9])
+    }
+
+    /// A chunk opens with the last lines of the one before (ib-chunk's overlap); its
+    /// own text starts where that one ended, and a heading in the overlap or right at
+    /// its end ("6 October, morning." after the lines that close 5 October) makes the
+    /// chunk that heading's unit's. A heading further into the chunk's own text
+    /// leaves it in the unit before. Migration 0230 places a library's chunks so.
+    func testAChunkIsPlacedWhereItsOwnTextStarts() throws {
+        // Page 1: "page 1 plain words"; chunk 0 is 0..<13, chunk 1 is 7..<18 (its own text: "words").
+        for (heading, unitOfChunk1) in [(13, 1), (10, 1), (15, 0)] {
+            tearDown(); setUp()
+            let records = LibraryTests.book(1, chunks: 2).map { record -> Record in
+                switch record {
+                case .page(var page):
+                    let marks = [StructureMark(at: 0, depth: 0, kind: "entry", title: "5 October.", date: "--10-05"),
+                                 StructureMark(at: heading, depth: 0, kind: "entry", title: "6 October, morning.", date: "--10-06")]
+                    page.extra["structure"] = .array(marks.map(\.json))
+                    return .page(page)
+                case .chunk(var chunk):
+                    (chunk.startOffset, chunk.endOffset) = chunk.index == 0 ? (0, 13) : (7, 18)
+                    return .chunk(chunk)
+                default: return record
+                }
+            }
+            try store(records)
+            let library = try Library.open(path: dbPath)
+            let id = bookID(records)
+            func placed() throws -> [Int?] {
+                try library.db.query("SELECT section_ord FROM chunks WHERE book_id = ? ORDER BY chunk_index", id).map { $0.int("section_ord") }
+            }
+            XCTAssertEqual(try placed(), [0, unitOfChunk1], "heading at \(heading)")
+            // Either way "6 October" holds chunk 1: it starts there, or its heading lies in it.
+            XCTAssertEqual(try library.sections(bookID: id).map(\.firstChunk), [0, 1], "heading at \(heading)")
+            // A library placed by the chunks' starts: migration 0230 places it again.
+            _ = try library.db.run("UPDATE chunks SET section_ord = 0 WHERE book_id = ?", id)
+            let migration = try XCTUnwrap(EmbeddedMigrations.all.first { $0.name == "0230_sections_own_text.sql" })
+            try library.db.execute(migration.sql)
+            try Migrations.afterSQL(version: 230, library.db)
+            XCTAssertEqual(try placed(), [0, unitOfChunk1], "migrated, heading at \(heading)")
+        }
     }
 
     /// A short unit (a plain diary's day) whose opening lines end a chunk that

@@ -30,4 +30,7 @@ trap 'rm -rf "$eight"' EXIT
 # The fourth readers' set (fresh questions on the first set's books, nobody tuned on),
 # in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader4 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader4/floors.json" || { echo "FAIL: fourth readers' evaluation"; exit 1; }
+# The fifth readers' set (fresh questions on Dracula and Hamlet, nobody tuned on),
+# in the same library: hybrid only, a regression gate.
+"$root/scripts/eval/long" --set reader5 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader5/floors.json" || { echo "FAIL: fifth readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"

@@ -1,0 +1,12 @@
+-- 0230_sections_own_text.sql
+-- A chunk opens with the last lines of the chunk before it (ib-chunk's
+-- overlap), and its own text starts where that one ended. Its section
+-- (chunks.section_ord) and the units' chunk ranges (sections.first_chunk,
+-- last_chunk) are now placed by where its own text starts: a unit whose heading
+-- lies in the overlap ("6 October, morning." right after the lines that close
+-- 5 October) holds the chunk that is all its own text, which was placed in the
+-- unit before. SQL cannot say it: right after this file, in the same
+-- transaction, the migrations runner rebuilds every structured book's sections
+-- from the marks its pages keep (Migrations.afterSQL), as ib-index
+-- --restructure would, without reading a book file or touching a vector.
+SELECT 1;
