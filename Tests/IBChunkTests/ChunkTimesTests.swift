@@ -2,19 +2,12 @@
 // pages' times, in both ib-chunk paths (the records API and the stream); a
 // book without times gets none.
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 import IBCore
-import IBTokenizer
 @testable import IBChunk
 
 final class ChunkTimesTests: XCTestCase {
     func testChunksOfAnAudioBookCarryTimesInsideTheirPages() throws {
-        let dir = Config.modelDirectory()
-        guard FileManager.default.fileExists(atPath: dir + "/vocab.txt") else { throw XCTSkip("model not installed: run scripts/fetch-model") }
-        let tokenizer = try WordPieceTokenizer(modelDirectory: dir)
-        let chunker = try Chunker(tokenizer: tokenizer, options: ChunkerOptions(size: 32, overlap: 0))
+        let chunker = try modelChunker(size: 32, overlap: 0)
         let sentence = "The captain walked along the harbour wall and counted the ships at anchor. "
         var pages: [PageRecord] = []
         for i in 0..<3 {
@@ -39,22 +32,9 @@ final class ChunkTimesTests: XCTestCase {
         }
 
         // The stream writes the same times.
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("ib-chunk-times-\(UUID().uuidString).jsonl")
-        defer { try? FileManager.default.removeItem(at: tmp) }
         let book = BookRecord(id: "b", title: "t", authors: [], language: nil, format: "audio", source: "x", sha256: "", pageCount: 3)
-        var first: [UInt8] = []; book.json.write(to: &first)
-        var lines = [String(decoding: first, as: UTF8.self)]
-        for page in pages { var o: [UInt8] = []; page.json.write(to: &o); lines.append(String(decoding: o, as: UTF8.self)) }
-        try (lines.joined(separator: "\n") + "\n").write(to: tmp, atomically: true, encoding: .utf8)
-        let outPath = tmp.path + ".out"
-        defer { try? FileManager.default.removeItem(atPath: outPath) }
-        let fd = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let output = OutputStream(fd: fd)
-        try ChunkStream(chunker: chunker, output: output, keepPages: false).run(paths: [tmp.path])
-        output.flush(); close(fd)
-        let streamed = try String(contentsOfFile: outPath, encoding: .utf8).split(separator: "\n").map { try JSON.parse(String($0)) }
-            .filter { $0.objectValue?["type"]?.stringValue == "chunk" }
-        XCTAssertEqual(streamed.map { $0.objectValue?["start_time"]?.doubleValue }, chunks.map { $0.extra["start_time"]?.doubleValue })
+        let streamed = try streamedChunks(chunker, book: book, pages: pages)
+        XCTAssertEqual(streamed.map { $0["start_time"]?.doubleValue }, chunks.map { $0.extra["start_time"]?.doubleValue })
 
         // Pages without times: chunks without times.
         let plain = chunker.chunks(bookID: "b", pages: pages.map { var p = $0; p.extra = JSONObject(); return p })
