@@ -6,8 +6,9 @@ import IBCore
 
 struct ChunkStructure: @unchecked Sendable {
     let outline: BookOutline
-    /// Byte offset into the book's text where each unit starts.
+    /// Byte offset into the book's text where each unit starts, and where an end mark closed it (Int.max: none).
     let starts: [Int]
+    let ends: [Int]
     /// Each unit's `,"section":[...]` and `,"voice":"..."`, ready to write.
     let fields: [[UInt8]]
 
@@ -18,17 +19,20 @@ struct ChunkStructure: @unchecked Sendable {
         guard !outline.isEmpty else { return nil }
         let pageIndex = Dictionary(text.pageNumbers.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
         let bytes = text.bytes
-        starts = outline.units.map { unit in
-            guard let i = pageIndex[unit.startPage] else { return 0 }
+        /// The byte offset of (page, scalar offset).
+        func byte(page: Int, offset: Int) -> Int {
+            guard let i = pageIndex[page] else { return 0 }
             let end = i + 1 < text.pageStarts.count ? text.pageStarts[i + 1] : bytes.count
             var b = text.pageStarts[i], scalars = 0
-            while b < end && scalars < unit.startOffset {
+            while b < end && scalars < offset {
                 b += 1
                 while b < end && bytes[b] & 0xC0 == 0x80 { b += 1 }
                 scalars += 1
             }
             return b
         }
+        starts = outline.units.map { byte(page: $0.startPage, offset: $0.startOffset) }
+        ends = outline.units.map { unit in unit.end.map { byte(page: $0.page, offset: $0.offset) } ?? Int.max }
         fields = outline.units.map { unit in
             var out: [UInt8] = Array(",\"section\":".utf8)
             JSON.array(unit.path.map { .string($0) }).write(to: &out)
@@ -40,14 +44,17 @@ struct ChunkStructure: @unchecked Sendable {
         }
     }
 
-    /// The innermost unit holding byte `offset`.
+    /// The innermost unit holding byte `offset`: the last starting at or before it, or the
+    /// unit around that one where an end mark closed it first (BookOutline.unit reads the same).
     func unit(at offset: Int) -> Int? {
         var lo = 0, hi = starts.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if starts[mid] <= offset { lo = mid + 1 } else { hi = mid }
         }
-        return lo == 0 ? nil : lo - 1
+        var current = lo == 0 ? nil : lo - 1
+        while let u = current, ends[u] <= offset { current = outline.units[u].parent }
+        return current
     }
 
     /// Writes the fields of a chunk spanning bytes start..<end.

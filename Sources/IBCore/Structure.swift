@@ -6,7 +6,8 @@
 
 /// One page record's "structure" entry: a unit starting at `at` (a Unicode
 /// scalar offset into the page's text). A mark at depth d closes every open
-/// unit at depth >= d.
+/// unit at depth >= d. An end mark (`end`) closes them and starts none: the text
+/// after a letter set inside a chapter is the chapter's again.
 public struct StructureMark: Sendable, Equatable {
     public var at: Int
     public var depth: Int
@@ -19,6 +20,8 @@ public struct StructureMark: Sendable, Equatable {
     /// Whose journal or letter it is.
     public var voice: String?
     public var place: String?
+    /// Closes the open units at `depth` or deeper without starting one (its title is empty).
+    public var end = false
 
     public init(at: Int, depth: Int, kind: String? = nil, number: Int? = nil, title: String,
                 date: String? = nil, dateTo: String? = nil, voice: String? = nil, place: String? = nil) {
@@ -26,7 +29,15 @@ public struct StructureMark: Sendable, Equatable {
         self.date = date; self.dateTo = dateTo; self.voice = voice; self.place = place
     }
 
+    /// An end mark: the units open at `depth` or deeper end at `at`.
+    public static func end(at: Int, depth: Int) -> StructureMark {
+        var mark = StructureMark(at: at, depth: depth, title: "")
+        mark.end = true
+        return mark
+    }
+
     public var json: JSON {
+        if end { return .object(JSONObject([("at", JSON(at)), ("depth", JSON(depth)), ("end", .bool(true))])) }
         var o = JSONObject([("at", JSON(at)), ("depth", JSON(depth)), ("kind", JSON(kind)), ("number", JSON(number)),
                             ("title", .string(title))])
         if let date { o["date"] = .string(date) }
@@ -37,8 +48,14 @@ public struct StructureMark: Sendable, Equatable {
     }
 
     public init(json: JSON) throws(RecordError) {
-        guard let o = json.objectValue, let at = o["at"]?.intValue, at >= 0, let depth = o["depth"]?.intValue, depth >= 0,
-              let title = o["title"]?.stringValue else {
+        guard let o = json.objectValue, let at = o["at"]?.intValue, at >= 0, let depth = o["depth"]?.intValue, depth >= 0 else {
+            throw RecordError("page record: each 'structure' mark needs 'at' and 'depth' (whole numbers, 0 or more) and a 'title'")
+        }
+        if o["end"]?.boolValue == true {
+            self = StructureMark.end(at: at, depth: depth)
+            return
+        }
+        guard let title = o["title"]?.stringValue else {
             throw RecordError("page record: each 'structure' mark needs 'at' and 'depth' (whole numbers, 0 or more) and a 'title'")
         }
         func text(_ key: String) -> String? { o[key]?.stringValue }
@@ -73,6 +90,15 @@ public struct StructureUnit: Sendable, Equatable {
     public var place: String?
     public var startPage: Int
     public var startOffset: Int
+    /// Where an end mark closed it; nil when the next unit's start does.
+    public var end: (page: Int, offset: Int)?
+
+    public static func == (a: StructureUnit, b: StructureUnit) -> Bool {
+        a.ord == b.ord && a.parent == b.parent && a.depth == b.depth && a.kind == b.kind && a.number == b.number
+            && a.title == b.title && a.path == b.path && a.dateFrom == b.dateFrom && a.dateTo == b.dateTo
+            && a.voice == b.voice && a.place == b.place && a.startPage == b.startPage && a.startOffset == b.startOffset
+            && a.end?.page == b.end?.page && a.end?.offset == b.end?.offset
+    }
 }
 
 /// A book's units in order, built from its pages' marks.
@@ -84,7 +110,11 @@ public struct BookOutline: Sendable {
         var open: [Int] = []  // ords of the open units, outermost first
         for (page, marks) in pages {
             for mark in marks {
-                while let last = open.last, units[last].depth >= mark.depth { open.removeLast() }
+                while let last = open.last, units[last].depth >= mark.depth {
+                    if mark.end { units[last].end = (page, mark.at) }
+                    open.removeLast()
+                }
+                if mark.end { continue }
                 let parent = open.last
                 let ord = units.count
                 units.append(StructureUnit(ord: ord, parent: parent, depth: mark.depth, kind: mark.kind, number: mark.number,
@@ -100,8 +130,16 @@ public struct BookOutline: Sendable {
     public var isEmpty: Bool { units.isEmpty }
 
     /// The innermost unit holding position (page, offset): the last unit
-    /// starting at or before it, else nil (before the first unit).
+    /// starting at or before it, or the unit around that one where an end mark
+    /// closed it before the position; nil before the first unit.
     public func unit(page: Int, offset: Int) -> Int? {
+        var current = lastStarting(page: page, offset: offset)
+        while let u = current, let end = units[u].end, end <= (page, offset) { current = units[u].parent }
+        return current
+    }
+
+    /// The last unit starting at or before (page, offset), closed or not.
+    public func lastStarting(page: Int, offset: Int) -> Int? {
         var lo = 0, hi = units.count  // first unit starting after the position
         while lo < hi {
             let mid = (lo + hi) / 2

@@ -90,9 +90,10 @@ struct DayEntries {
         return (sorted + kept.map(\.mark)).sorted { $0.offset < $1.offset }
     }
 
-    /// A unit starts: it closes the open units at its depth or deeper.
+    /// A unit starts: it closes the open units at its depth or deeper (an end mark only closes them).
     private mutating func enter(_ mark: StructureMark) {
         while let last = open.last, last.depth >= mark.depth { open.removeLast() }
+        if mark.end { return }
         // A section in someone's voice is a journal: a plain Dracula's "DR. SEWARD'S DIARY." holds
         // one day ("_5 October._--We all rose early") before the next voice's header.
         let journal = mark.kind == "section" && mark.voice != nil

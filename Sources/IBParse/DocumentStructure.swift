@@ -61,6 +61,7 @@ struct DocumentStructure {
         }
         var marks: [PlacedMark] = []
         var open: [(end: Int, depth: Int?, voice: String?)] = []  // enclosing units; depth nil when unmarked
+        var closed: [(start: Int, end: Int, depth: Int)] = []     // the units marked, where their elements end
         for unit in units.sorted(by: { $0.start < $1.start }) {
             while let last = open.last, last.end <= unit.start { open.removeLast() }
             let outer = outline.last { $0.offset <= unit.start }
@@ -90,8 +91,14 @@ struct DocumentStructure {
             case .letter:
                 title = header.first ?? "Letter"
                 kind = "letter"
-                voice = title.flatMap(StructureTitles.letterVoice)
+                voice = title.flatMap { StructureTitles.letterVoice($0) ?? StructureTitles.diaryVoice($0) }
                 dateSource = string(unit.dateline) ?? header.first(where: { StructureDates.parse($0) != nil })
+            case .document:
+                // A quotation without a header is no unit; a cutting's or a memorandum's header names it.
+                title = header.first
+                kind = "section"
+                voice = title.flatMap { StructureTitles.diaryVoice($0) ?? StructureTitles.letterVoice($0) }
+                dateSource = header.first(where: { StructureDates.parse($0) != nil })
             case .dateline:
                 let line = [string(unit.dateline), string(unit.datelineTo)].compactMap { $0 }.joined(separator: " to ")
                 let bold = string(unit.bold)?.trimmingCharacters(in: ",.")
@@ -126,7 +133,28 @@ struct DocumentStructure {
             mark.place = place
             marks.append(PlacedMark(offset: unit.start, mark: mark))
             open.append((unit.end, depth, mark.voice))
+            closed.append((unit.start, unit.end, depth))
         }
-        return marks
+        return marks + ends(of: closed, units: units, outline: outline, text: text)
+    }
+
+    /// The least text (non-space bytes) after a unit's element, before the next unit or
+    /// heading, that is its enclosing unit's again.
+    static let textAfterUnit = 40
+
+    /// End marks for the units whose element ends before the next unit or heading with text
+    /// between: a letter quoted inside a chapter (Bleak House's, Hamlet's) or a scene, whose
+    /// close hands the rest back to the chapter, its voice and its date.
+    static func ends(of closed: [(start: Int, end: Int, depth: Int)], units: [MarkupUnitCollector.Unit], outline: [PlacedMark],
+                     text: [UInt8]) -> [PlacedMark] {
+        let starts = (units.map(\.start) + outline.map(\.offset)).sorted()
+        var depthAt: [Int: Int] = [:]   // an entry ending with its journal: one mark, the outer one's
+        for unit in closed where unit.end > unit.start && unit.end < text.count {
+            let next = starts.first { $0 >= unit.end } ?? text.count
+            var own = 0
+            for b in text[unit.end..<min(next, text.count)] where b > 0x20 { own += 1; if own >= textAfterUnit { break } }
+            if own >= textAfterUnit { depthAt[unit.end] = min(depthAt[unit.end] ?? unit.depth, unit.depth) }
+        }
+        return depthAt.sorted { $0.key < $1.key }.map { PlacedMark(offset: $0.key, mark: .end(at: $0.key, depth: $0.value)) }
     }
 }

@@ -3,11 +3,14 @@
 // (z3998:diary-entry), letters and telegrams (z3998:letter), their headers
 // (<header>), and datelines (se:diary.dateline, se:letter.dateline, with
 // <time datetime> when given; a <time> that opens an entry's first paragraph,
-// as in Pepys's diary, is its dateline too). HTMLTextExtractor reports
-// elements here as it reads; the byte offsets are into its text.
+// as in Pepys's diary, is its dateline too), and a quoted document with a
+// header of its own and no type (a <blockquote> with a <header>: Dracula's
+// newspaper cuttings, "The Pall Mall Gazette, 18 September."; a proclamation).
+// HTMLTextExtractor reports elements here as it reads; the byte offsets are
+// into its text.
 
 final class MarkupUnitCollector {
-    enum Kind { case diary, entry, letter, dateline }
+    enum Kind { case diary, entry, letter, dateline, document }
 
     struct Unit {
         var kind: Kind
@@ -57,7 +60,8 @@ final class MarkupUnitCollector {
 
     func start(_ name: String, epubType: String?, datetime: String?, at offset: Int) {
         var opened: Int? = nil
-        let kind = epubType.flatMap(Self.kind)
+        // An untyped blockquote may be a document of its own: a unit if a header opens in it.
+        let kind = epubType.flatMap(Self.kind) ?? (name == "blockquote" ? .document : nil)
         if let kind, kind != .dateline {
             units.append(Unit(kind: kind, start: offset))
             opened = units.count - 1

@@ -73,6 +73,13 @@ enum StructureTitles {
             let ship = title[range.upperBound...].split(whereSeparator: { $0 == "." || $0 == "," }).first.map(String.init)
             return ship.map { "the " + $0 }
         }
+        // "Memorandum by Abraham Van Helsing.", "Memorandum Left by Lucy Westenra."
+        let lower = title.lowercased()
+        if journalWords.contains(where: { lower.hasPrefix($0) }), let by = title.firstRange(of: " by ") {
+            let name = title[by.upperBound...].split(whereSeparator: { $0 == "." || $0 == "," }).first.map(String.init) ?? ""
+            let words = name.split(separator: " ")
+            if !words.isEmpty, words.count <= 4, words.allSatisfy({ $0.first?.isUppercase == true }) { return name }
+        }
         return nil
     }
 

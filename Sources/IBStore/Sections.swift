@@ -199,7 +199,7 @@ extension Library {
         // a unit starts right there (a paragraph's heading: a chunk ends at its paragraph's last word).
         var pageScalars: [Int: [Unicode.Scalar]] = [:]
         func pastBlank(_ point: (page: Int, offset: Int), before end: (page: Int, offset: Int)) throws -> (page: Int, offset: Int) {
-            let following = (outline.unit(page: point.page, offset: point.offset) ?? -1) + 1   // the first unit after the point
+            let following = (outline.lastStarting(page: point.page, offset: point.offset) ?? -1) + 1   // the first unit after the point
             guard following < outline.units.count else { return point }
             let next = (page: outline.units[following].startPage, offset: outline.units[following].startOffset)
             guard next < end, position(next.page, next.offset) - position(point.page, point.offset) <= Self.blankAfterChunk else { return point }

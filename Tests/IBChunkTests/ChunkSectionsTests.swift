@@ -39,4 +39,25 @@ final class ChunkSectionsTests: XCTestCase {
         }
         XCTAssertGreaterThan(moved, 0, "some chunk's overlap holds the day before: the case the rule is for")
     }
+
+    /// After an end mark (a letter quoted in a chapter closes), chunks are the chapter's again.
+    func testAfterAnEndMarkChunksAreTheChaptersAgain() throws {
+        let chunker = try modelChunker(size: 48, overlap: 0)
+        let sentence = "The captain walked along the harbour wall and counted the ships at anchor.\n\n"
+        let letterStart = sentence.unicodeScalars.count * 10, letterEnd = sentence.unicodeScalars.count * 20
+        var page = PageRecord(bookID: "b", page: 1, text: String(repeating: sentence, count: 30))
+        page.extra["structure"] = .array([StructureMark(at: 0, depth: 0, kind: "chapter", title: "III"),
+                                          StructureMark(at: letterStart, depth: 1, kind: "letter", title: "Letter"),
+                                          StructureMark.end(at: letterEnd, depth: 1)].map(\.json))
+        let book = BookRecord(id: "b", title: "t", authors: [], language: nil, format: "epub", source: "x", sha256: "", pageCount: 1)
+        let chunks = try streamedChunks(chunker, book: book, pages: [page])
+        var after = 0
+        for chunk in chunks {
+            let start = try XCTUnwrap(chunk["start_offset"]?.intValue)
+            let section = chunk["section"]?.arrayValue?.compactMap(\.stringValue)
+            XCTAssertEqual(section, start >= letterStart && start < letterEnd ? ["III", "Letter"] : ["III"], "chunk at \(start)")
+            if start >= letterEnd { after += 1 }
+        }
+        XCTAssertGreaterThan(after, 0)
+    }
 }

@@ -80,6 +80,46 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(beagle.dateFrom, "1832-02-29")
     }
 
+    /// A letter quoted inside a chapter ends where its element ends: the narrative after
+    /// it is the chapter's again (an end mark), with the chapter's voice and no date of
+    /// the letter's; an untyped blockquote with a header of its own (a newspaper
+    /// cutting, a memorandum) is a unit named and dated by its header; one without a
+    /// header, and a letter the chapter ends with, need no end.
+    func testQuotedLettersEndAndCuttingsAreUnits() throws {
+        let narrative = "<p>Oh, never, never, never shall I forget the emotion this letter caused me, said Esther at last.</p>"
+        let chapter = xhtml("""
+            <section epub:type="chapter"><h2>III</h2><p>I was brought up by my godmother.</p>
+            <blockquote epub:type="z3998:letter"><p epub:type="se:letter.dateline">Old Square, Lincoln’s Inn, 9 May.</p>
+            <p>Madam, we are instructed to inform you.</p></blockquote>\(narrative)
+            <blockquote><p>A quotation with no header is none.</p></blockquote>\(narrative)
+            <blockquote><header><p>The Pall Mall Gazette, 18 September.</p><p>The Escaped Wolf.</p></header>
+            <p>After many inquiries I found the keeper of the section.</p></blockquote>\(narrative)
+            <blockquote><header><p>Memorandum Left by Lucy Westenra.</p></header><p>I write this and leave it.</p></blockquote>
+            </section>
+            """)
+        let dir = TempDir()
+        let nav = #"<nav epub:type="toc"><ol><li><a href="c.xhtml">III</a></li></ol></nav>"#
+        let (_, pages) = try parseFile(dir.write("b.epub", makeEPUB(chapters: [("c.xhtml", chapter)], nav: nav)))
+        let outline = try outline(pages)
+        XCTAssertEqual(outline.units.map(\.title), ["III", "Letter", "The Pall Mall Gazette, 18 September.", "Memorandum Left by Lucy Westenra."])
+        XCTAssertEqual(outline.units.map(\.kind), ["chapter", "letter", "section", "section"])
+        XCTAssertEqual(outline.units[1].dateFrom, "--05-09")
+        XCTAssertEqual(outline.units[2].dateFrom, "--09-18")
+        XCTAssertEqual(outline.units[3].voice, "Lucy Westenra")
+        // Each narrative paragraph after a letter or a cutting is the chapter's.
+        let page = try XCTUnwrap(pages.first { $0.text.contains("Oh, never") })
+        let scalars = Array(page.text.unicodeScalars)
+        var found = 0
+        for i in 0..<(scalars.count - 8) where String(String.UnicodeScalarView(scalars[i..<(i + 8)])) == "Oh, neve" {
+            XCTAssertEqual(outline.unit(page: page.page, offset: i), 0, "narrative at \(i)")
+            found += 1
+        }
+        XCTAssertEqual(found, 3)
+        let marks = try pages.flatMap { try StructureMark.marks(of: $0) }
+        XCTAssertEqual(marks.filter(\.end).count, 2, "after the letter and the cutting; not after the memorandum the chapter ends with")
+        XCTAssertEqual(try StructureMark(json: StructureMark.end(at: 7, depth: 1).json), StructureMark.end(at: 7, depth: 1))
+    }
+
     /// Pepys as Standard Ebooks marks him: each entry an article whose first paragraph
     /// opens with <time datetime>, datetime in the Gregorian calendar, the text in Pepys's
     /// Julian one. The entry is dated by the day the reader sees.

@@ -109,6 +109,30 @@ final class SectionsTests: XCTestCase {
         XCTAssertEqual(sections.map(\.lastChunk), [4, 4, 4, 4, 9])
     }
 
+    /// An end mark closes a letter quoted in a chapter: the chunks after it are the
+    /// chapter's again, and the letter's range stops at its last chunk.
+    func testAnEndMarkHandsTheTextBackToTheChapter() throws {
+        let records = LibraryTests.book(1).map { record -> Record in
+            guard case .page(var page) = record else { return record }
+            var marks: [StructureMark] = []
+            if page.page == 1 { marks = [StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "I", voice: "Esther")] }
+            if page.page == 2 { marks = [StructureMark(at: 0, depth: 1, kind: "letter", title: "Letter", date: "--05-09", voice: "Kenge")] }
+            if page.page == 3 { marks = [.end(at: 0, depth: 1)] }
+            if !marks.isEmpty { page.extra["structure"] = .array(marks.map(\.json)) }
+            return .page(page)
+        }
+        try store(records)
+        let library = try Library.open(path: dbPath)
+        let id = bookID(records)
+        let sections = try library.sections(bookID: id)
+        XCTAssertEqual(sections.map(\.title), ["I", "Letter"])
+        // Chunk 1's own text is page 2 (the letter's), chunk 3's the rest of page 2; page 3 on is the chapter's.
+        XCTAssertEqual(sections.map(\.firstChunk), [0, 1])
+        XCTAssertEqual(sections.map(\.lastChunk), [9, 3])
+        let placed = try library.db.query("SELECT section_ord FROM chunks WHERE book_id = ? ORDER BY chunk_index", id).map { $0.int("section_ord") }
+        XCTAssertEqual(placed, [0, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    }
+
     /// A chunk opens with the last lines of the one before (ib-chunk's overlap); its
     /// own text starts where that one ended, and a heading in the overlap or right at
     /// its end ("6 October, morning." after the lines that close 5 October) makes the
