@@ -131,8 +131,9 @@ extension Library {
         }
     }
 
-    /// The most characters of blank between a chunk's end and a heading that opens the next chunk's own text.
-    static let blankAfterChunk = 8
+    /// The most characters of blank between a chunk's end and a heading that opens the next
+    /// chunk's own text (ib-chunk skips any run of them: a longer one is not looked at here).
+    static let blankAfterChunk = 64
     /// How much of a unit's opening (in characters) a chunk that started before it
     /// must hold to count as the unit's.
     static let sharedStart = 40
@@ -207,11 +208,11 @@ extension Library {
                 let text = try db.query("SELECT text FROM pages WHERE book_id = ? AND page = ?", bookID, page).first?.text("text") ?? ""
                 pageScalars[page] = Array(text.unicodeScalars)
             }
-            // Only spaces and line ends between (a page's end is one).
+            // Only spaces, tabs and line ends between, as ib-chunk skips them (a page's end is one).
             for page in point.page...next.page {
                 let scalars = pageScalars[page] ?? []
                 let from = page == point.page ? point.offset : 0, to = page == next.page ? next.offset : scalars.count
-                guard from <= to, to <= scalars.count, scalars[from..<to].allSatisfy({ $0.properties.isWhitespace }) else { return point }
+                guard from <= to, to <= scalars.count, scalars[from..<to].allSatisfy({ " \n\t\r".unicodeScalars.contains($0) }) else { return point }
             }
             return next
         }
