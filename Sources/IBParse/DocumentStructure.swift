@@ -150,7 +150,10 @@ struct DocumentStructure {
         let starts = (units.map(\.start) + outline.map(\.offset)).sorted()
         var depthAt: [Int: Int] = [:]   // an entry ending with its journal: one mark, the outer one's
         for unit in closed where unit.end > unit.start && unit.end < text.count {
-            let next = starts.first { $0 >= unit.end } ?? text.count
+            // The first unit or heading at or after the element's end (a binary search: a diary has thousands).
+            var lo = 0, hi = starts.count
+            while lo < hi { let mid = (lo + hi) / 2; if starts[mid] < unit.end { lo = mid + 1 } else { hi = mid } }
+            let next = lo < starts.count ? starts[lo] : text.count
             var own = 0
             for b in text[unit.end..<min(next, text.count)] where b > 0x20 { own += 1; if own >= textAfterUnit { break } }
             if own >= textAfterUnit { depthAt[unit.end] = min(depthAt[unit.end] ?? unit.depth, unit.depth) }
