@@ -66,7 +66,9 @@ final class MarkupUnitCollector {
             units.append(Unit(kind: kind, start: offset))
             opened = units.count - 1
             openUnits.append(units.count - 1)
-            paragraphsInUnit = 0
+            // A quotation inside an entry counts among the entry's paragraphs, as it did before
+            // blockquotes could be units: only an entry's first paragraph holds its date.
+            if kind != .document { paragraphsInUnit = 0 }
         }
         stack.append((name, opened))
         if kind == .dateline && datelineStart == nil {

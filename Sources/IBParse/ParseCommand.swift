@@ -39,7 +39,10 @@ Formats, detected from the content (magic bytes, the ZIP's mimetype or
             joined, document info, outline sections; password_protected error
   epub      EPUB 2 and 3 in spine order; print pages from the nav page-list or NCX
             pageList; section = spine index + TOC title; drm_protected error
-            (font obfuscation alone is not DRM)
+            (font obfuscation alone is not DRM); its structure: the whole TOC,
+            headings it leaves out, diaries, entries, letters and quoted
+            documents with a header (a letter ends where it ends: the text after
+            it is its chapter's again)
   docx      paragraphs, tables (cells " | ", a row per line), footnotes; headings
             by style name or outline level start sections; page breaks
   image     PNG, JPEG, TIFF (every page), WebP: one page per image by OCR (tesseract),

@@ -45,14 +45,16 @@ enum TextTitles {
     static func collected(_ candidates: [(offset: Int, title: String)], headings: [TextHeadings.Heading],
                           textBytes: Int) -> [TextHeadings.Heading] {
         guard candidates.count >= minimumTitles else { return [] }
-        let own = headings.filter { !TextHeadings.isPublishers($0.kind) }
+        let own = headings.filter { !TextHeadings.isPublishers($0.kind) }   // in order, as the candidates are
         let end = headings.first { $0.kind == "licence" }?.offset ?? textBytes
         var kept: [TextHeadings.Heading] = []
         var sizes: [Int] = []
+        var h = 0   // the first of `own` after the candidate: one pass over both lists
         for (i, candidate) in candidates.enumerated() {
             let next = i + 1 < candidates.count ? candidates[i + 1].offset : end
-            let inside = own.filter { $0.offset > candidate.offset && $0.offset < next }
-            if let first = inside.first {
+            while h < own.count && own[h].offset <= candidate.offset { h += 1 }
+            if h < own.count, own[h].offset < next {
+                let first = own[h]
                 // A story in parts opens with its first ("I"); a heading further in is the book's.
                 guard first.offset - candidate.offset <= openingGap, first.number == 1 else { return [] }
             }

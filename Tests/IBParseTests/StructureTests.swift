@@ -118,6 +118,15 @@ final class StructureTests: XCTestCase {
         let marks = try pages.flatMap { try StructureMark.marks(of: $0) }
         XCTAssertEqual(marks.filter(\.end).count, 2, "after the letter and the cutting; not after the memorandum the chapter ends with")
         XCTAssertEqual(try StructureMark(json: StructureMark.end(at: 7, depth: 1).json), StructureMark.end(at: 7, depth: 1))
+
+        // A quotation inside an entry counts among the entry's paragraphs: an italic further on is no date.
+        let entry = xhtml("""
+            <section epub:type="chapter"><h2>IV</h2><article epub:type="z3998:diary-entry"><p>Rose early, and to the office.</p>
+            <blockquote><span>A verse he copied out.</span></blockquote><p><i>Hudibras</i> read all the evening.</p></article></section>
+            """)
+        let nav4 = #"<nav epub:type="toc"><ol><li><a href="c.xhtml">IV</a></li></ol></nav>"#
+        let quoted = try self.outline(try parseFile(dir.write("q.epub", makeEPUB(chapters: [("c.xhtml", entry)], nav: nav4))).1)
+        XCTAssertEqual(quoted.units.map(\.title), ["IV"])
     }
 
     /// Pepys as Standard Ebooks marks him: each entry an article whose first paragraph
