@@ -37,6 +37,14 @@ final class StructureFocusTests: XCTestCase {
         unit(4, parent: 0, kind: "entry", title: "1 October, 4 a.m.", from: "--10-01", voice: "Dr. Seward", chunks: 60...99),
     ]
 
+    /// The ranges of the strongest weight: what the reference names, without
+    /// its neighbours at half weight (testTheNeighboursOfANumberOrADayCountHalf).
+    func named(_ question: String, _ units: [SearchSection], chunks: Int) -> [ClosedRange<Int>] {
+        let r = ranges(question, units, chunks: chunks)
+        let top = r.map(\.weight).max() ?? 0
+        return r.filter { $0.weight > top * 0.99 }.map(\.chunks)
+    }
+
     func ranges(_ question: String, _ units: [SearchSection], chunks: Int) -> [FocusRange] {
         StructureFocus.ranges(QueryReferences.parse(question), words: SearchEngine.plainWords(question),
                               capitalised: StructureFocus.capitalisedWords(question), units: ["b": units], chunkCounts: ["b": chunks])
@@ -60,12 +68,44 @@ final class StructureFocusTests: XCTestCase {
 
     func testActAndSceneNarrowToOneScene() {
         let r = ranges("what does the queen say in Act 3, scene 4?", play, chunks: 200)
-        XCTAssertEqual(r.map(\.chunks), [110...119])
+        XCTAssertEqual(named("what does the queen say in Act 3, scene 4?", play, chunks: 200), [110...119])
         XCTAssertEqual(r.first?.weight ?? 0, 1, accuracy: 1e-9, "a twentieth of the book: fully narrow")
         XCTAssertEqual(ranges("in the last act", play, chunks: 200).map(\.chunks), [160...199])
         XCTAssertEqual(ranges("in the penultimate act", play, chunks: 200).map(\.chunks), [120...159])
         XCTAssertEqual(ranges("in the last scene of the penultimate act", play, chunks: 200).map(\.chunks), [150...159])
         XCTAssertEqual(ranges("in Act 9", play, chunks: 200), [], "a reference that matches nothing adds nothing")
+    }
+
+    /// A number or a day one off still counts, at half the weight: "scene 3"
+    /// for the fourth, the night of 30 September written up on 1 October. The
+    /// part or day named keeps its whole weight; "the last act" has no
+    /// neighbour, and a reference found nowhere in a book still names nothing.
+    func testTheNeighboursOfANumberOrADayCountHalf() {
+        let scenes = ranges("Act 3, scene 3: the king at prayer", play, chunks: 200)
+        XCTAssertEqual(scenes.map(\.chunks), [100...109, 90...99, 110...119])
+        XCTAssertEqual(scenes.map(\.weight), [1, 0.5, 0.5])
+        XCTAssertEqual(ranges("in scene 1 of Act 2", play, chunks: 200).map(\.chunks), [40...49, 50...59], "no scene 0")
+        XCTAssertEqual(ranges("in the last act", play, chunks: 200).count, 1)
+
+        // In a diary of 1,000 chunks, where one entry is narrow enough to count fully.
+        let autumn = [unit(0, kind: "entry", title: "30 September.", from: "--09-30", voice: "Mina Harker", chunks: 0...9),
+                      unit(1, kind: "entry", title: "1 October, 5 a.m.", from: "--10-01", voice: "Jonathan Harker", chunks: 10...19)]
+        let night = ranges("the night of 30 September", autumn, chunks: 1000)
+        XCTAssertEqual(night.map(\.chunks), [0...9, 10...19], "and 1 October, the day after")
+        XCTAssertEqual(night.map(\.weight), [1, 0.5])
+        XCTAssertEqual(ranges("the night of 30 September", diary, chunks: 1000), [], "no entry of that day: nothing is named")
+        let may = ranges("the inn on the 4th of May", diary, chunks: 1000)
+        XCTAssertEqual(may.map(\.chunks), [10...19, 0...9], "the 4th whole, the 3rd at half")
+        XCTAssertEqual(may.map(\.weight), [1, 0.5])
+        XCTAssertEqual(ranges("in May", diary, chunks: 1000).map(\.chunks), [0...19], "a month has no neighbours")
+
+        // Across a year's end: the day before 1 January 1666 is 31 December 1665.
+        let years = [unit(0, kind: "entry", title: "December 31st", from: "1665-12-31", chunks: 0...9),
+                     unit(1, kind: "entry", title: "January 1st", from: "1666-01-01", chunks: 10...19),
+                     unit(2, kind: "entry", title: "January 2nd", from: "1666-01-02", chunks: 20...29)]
+        let newYear = ranges("on 1 January 1666", years, chunks: 400)
+        XCTAssertEqual(newYear.map(\.chunks), [10...19, 0...9, 20...29])
+        XCTAssertEqual(ranges("on 31 December 1666", years, chunks: 400).map(\.chunks), [], "1665's last day and 1667's first are not asked")
     }
 
     /// A sonnet sequence whose poems are titled by bare numerals (chapters to the
@@ -77,8 +117,8 @@ final class StructureFocusTests: XCTestCase {
             }.1
         }
         let sonnets = (1...30).map { unit($0 - 1, kind: "chapter", number: $0, title: roman($0), chunks: ($0 - 1)...($0 - 1)) }
-        XCTAssertEqual(ranges("In Sonnet 18, to what is the beloved compared?", sonnets, chunks: 30).map(\.chunks), [17...17])
-        XCTAssertEqual(ranges("the eighteenth sonnet's summer's day", sonnets, chunks: 30).map(\.chunks), [17...17])
+        XCTAssertEqual(named("In Sonnet 18, to what is the beloved compared?", sonnets, chunks: 30), [17...17])
+        XCTAssertEqual(named("the eighteenth sonnet's summer's day", sonnets, chunks: 30), [17...17])
         XCTAssertEqual(ranges("the poem about a summer's day", sonnets, chunks: 30), [])
     }
 
@@ -86,8 +126,8 @@ final class StructureFocusTests: XCTestCase {
     /// "Volume II" a part. A question's "stave", "canto" and "volume" find them.
     func testStavesCantosAndVolumesFindWhatTheParserStored() {
         let staves = (1...5).map { unit($0 - 1, kind: "chapter", number: $0, title: "Stave \($0)", chunks: (($0 - 1) * 10)...(($0 - 1) * 10 + 9)) }
-        XCTAssertEqual(ranges("In Stave Three, the Ghost of Christmas Present", staves, chunks: 50).map(\.chunks), [20...29])
-        XCTAssertEqual(ranges("in Canto IV", staves, chunks: 50).map(\.chunks), [30...39])
+        XCTAssertEqual(named("In Stave Three, the Ghost of Christmas Present", staves, chunks: 50), [20...29])
+        XCTAssertEqual(named("in Canto IV", staves, chunks: 50), [30...39])
         var novel: [SearchSection] = []
         for volume in 1...3 {
             let v = novel.count, start = (volume - 1) * 30
@@ -97,25 +137,25 @@ final class StructureFocusTests: XCTestCase {
                 novel.append(unit(novel.count, parent: v, kind: "chapter", number: chapter, title: "Chapter \(chapter)", chunks: c...(c + 9)))
             }
         }
-        XCTAssertEqual(ranges("in Volume 2, chapter 3, the letter", novel, chunks: 90).map(\.chunks), [50...59])
+        XCTAssertEqual(named("in Volume 2, chapter 3, the letter", novel, chunks: 90), [50...59])
         XCTAssertEqual(ranges("early in the third volume", novel, chunks: 90).first?.chunks.lowerBound, 60)
         // A Chinese novel's volumes (卷, books) and chapters, named the Chinese way.
         let chinese = novel.map { u -> SearchSection in
             var c = u; c.kind = u.kind == "part" ? "book" : u.kind
             return c
         }
-        XCTAssertEqual(ranges("第二卷第三章里，他写了什么信？", chinese, chunks: 90).map(\.chunks), [50...59])
+        XCTAssertEqual(named("第二卷第三章里，他写了什么信？", chinese, chunks: 90), [50...59])
         XCTAssertEqual(ranges("最后一卷", chinese, chunks: 90).map(\.chunks), [60...89])
     }
 
     func testDatesFindTheirEntry() {
-        XCTAssertEqual(ranges("the inn on the 4th of May", diary, chunks: 100).map(\.chunks), [10...19])
+        XCTAssertEqual(named("the inn on the 4th of May", diary, chunks: 100), [10...19])
         // "in May" holds two entries; the chapter around them is not counted again.
         XCTAssertEqual(ranges("early in May", diary, chunks: 100).map(\.chunks), [0...19])
         XCTAssertEqual(ranges("in the autumn", diary, chunks: 100).map(\.chunks), [60...99])
         XCTAssertEqual(ranges("on Christmas Eve", diary, chunks: 100), [])
         // Asked the Chinese way.
-        XCTAssertEqual(ranges("五月四日那天，他在旅店吃了什么？", diary, chunks: 100).map(\.chunks), [10...19])
+        XCTAssertEqual(named("五月四日那天，他在旅店吃了什么？", diary, chunks: 100), [10...19])
         XCTAssertEqual(ranges("五月初", diary, chunks: 100).map(\.chunks), [0...19])
         XCTAssertEqual(ranges("秋天的时候", diary, chunks: 100).map(\.chunks), [60...99])
     }
@@ -158,8 +198,8 @@ final class StructureFocusTests: XCTestCase {
     func testTitledChaptersAreCountedInOrder() {
         let titles = ["Titlepage", "Economy", "Reading", "Sounds", "Solitude", "Conclusion", "Colophon"]
         let essays = titles.enumerated().map { unit($0.offset, title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
-        XCTAssertEqual(ranges("In the first chapter, what does he say of bread?", essays, chunks: 70).map(\.chunks), [10...19])
-        XCTAssertEqual(ranges("in the third chapter", essays, chunks: 70).map(\.chunks), [30...39])
+        XCTAssertEqual(named("In the first chapter, what does he say of bread?", essays, chunks: 70), [10...19])
+        XCTAssertEqual(named("in the third chapter", essays, chunks: 70), [30...39])
         XCTAssertEqual(ranges("in the last chapter", essays, chunks: 70).map(\.chunks), [50...59])
         XCTAssertEqual(ranges("in chapter 9", essays, chunks: 70), [])
         let numbered = essays.map { u -> SearchSection in var u = u; if (1...5).contains(u.ord) { u.kind = "chapter"; u.number = u.ord + 1 }; return u }
@@ -182,7 +222,7 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(ranges("what he wrote in 1715", book, chunks: 100).map(\.chunks), [0...4])
         XCTAssertEqual(ranges("in February 1714", book, chunks: 100).map(\.chunks), [0...4])
         // A yearless diary matches a dated question by month and day.
-        XCTAssertEqual(ranges("on May 3rd, 1893", diary, chunks: 100).map(\.chunks), [0...9])
+        XCTAssertEqual(named("on May 3rd, 1893", diary, chunks: 100), [0...9])
     }
 
     /// A diary whose entries give the day alone ("September 2nd.") inside months that give the
@@ -216,8 +256,8 @@ final class StructureFocusTests: XCTestCase {
                         unit(2, parent: 0, kind: "entry", title: "February 15th.", from: "1659-02-15", to: "1660-02-15", chunks: 1...9),
                         unit(3, kind: "chapter", title: "FEBRUARY 1661-1662", from: "1661-02", to: "1662-02", chunks: 10...99),
                         unit(4, parent: 3, kind: "entry", title: "February 14th.", from: "1661-02-14", to: "1662-02-14", chunks: 10...10)]
-        XCTAssertEqual(ranges("on 14 February 1660", oldStyle, chunks: 100).map(\.chunks), [0...0])
-        XCTAssertEqual(ranges("on 14 February 1659", oldStyle, chunks: 100).map(\.chunks), [0...0])
+        XCTAssertEqual(named("on 14 February 1660", oldStyle, chunks: 100), [0...0])
+        XCTAssertEqual(named("on 14 February 1659", oldStyle, chunks: 100), [0...0])
     }
 
     func testBookSharesScaleOtherBooks() {
@@ -245,7 +285,8 @@ final class StructureFocusTests: XCTestCase {
         func found(_ q: String) -> [FocusRange] {
             StructureFocus.ranges(QueryReferences.parse(q), words: SearchEngine.plainWords(q), units: units, chunkCounts: counts)
         }
-        XCTAssertEqual(found("in Act 5").map(\.onlyBook), [true])
+        XCTAssertEqual(found("in Act 5").map(\.onlyBook), [true, true], "Act 5, and Act 4 at half weight")
+        XCTAssertEqual(Set(found("in Act 5").map(\.bookID)), ["play"])
         XCTAssertEqual(Set(found("in chapter 1").map(\.bookID)), ["novel", "sequel"])
         XCTAssertFalse(found("in chapter 1").contains { $0.onlyBook })
         XCTAssertEqual(found("on 24 July 1836").map(\.onlyBook), [false], "a yearless diary's July")
