@@ -47,9 +47,10 @@ struct Focus {
         }.filter { $0.weight > 0 })
     }
 
-    /// The summed weight of the ranges holding chunk `index` of `bookID`.
-    func weight(_ bookID: String, _ index: Int) -> Double {
-        byBook[bookID]?.reduce(0) { $1.chunks.contains(index) ? $0 + $1.weight : $0 } ?? 0
+    /// The summed weight of the ranges holding chunk `index` of `bookID`; a
+    /// range one off what was named counts only for a chunk `amongBest` (NEAR).
+    func weight(_ bookID: String, _ index: Int, amongBest: Bool = true) -> Double {
+        byBook[bookID]?.reduce(0) { $1.chunks.contains(index) && (amongBest || !$1.near) ? $0 + $1.weight : $0 } ?? 0
     }
 
     /// The ranges worth searching on their own: those at least half as strong as
@@ -61,7 +62,7 @@ struct Focus {
         guard let top = ranges.map(\.weight).max(), top > 0 else { return [] }
         var out: [FocusRange] = []
         var chunks = 0
-        for r in ranges.filter({ $0.weight >= top / 2 }).sorted(by: { $0.weight > $1.weight }) {
+        for r in ranges.filter({ $0.weight >= top / 2 && !$0.near }).sorted(by: { $0.weight > $1.weight }) {
             guard out.count < maxRanges, chunks + r.chunks.count <= maxChunks else { break }
             out.append(r); chunks += r.chunks.count
         }

@@ -79,6 +79,10 @@ public struct FocusRange: Sendable, Equatable {
     /// Its reference (a part, a date, a quoted title) matched in this book alone of
     /// the several searched: "Act 5" in a library with one play names the book too.
     public var onlyBook = false
+    /// A part or day one off what the reader named (StructureFocus.nearShare):
+    /// it raises only chunks among the best hits of either list, and is not
+    /// searched on its own.
+    public var near = false
 }
 
 public enum StructureFocus {
@@ -119,11 +123,12 @@ public enum StructureFocus {
     public static func ranges(_ references: QueryReferences, words: [String], capitalised: Set<String>? = nil,
                               units: [String: [SearchSection]], chunkCounts: [String: Int]) -> [FocusRange] {
         var out: [FocusRange] = []
-        func add(_ matched: [SearchSection], strength: Double, namesBook: Bool = false) {
+        func add(_ matched: [SearchSection], strength: Double, namesBook: Bool = false, near: Bool = false) {
             var found = weighted(matched.map { ($0.bookID, $0.chunks) }, strength: strength, chunkCounts: chunkCounts)
             if namesBook, chunkCounts.count > 1, Set(found.map(\.bookID)).count == 1 {
                 for i in found.indices { found[i].onlyBook = true }
             }
+            for i in found.indices { found[i].near = near }
             out += found
         }
         var partRanges: [(String, ClosedRange<Int>)] = []
@@ -140,7 +145,7 @@ public enum StructureFocus {
                 add(units.values.filter { $0.first.map { named.contains($0.bookID) } ?? false }.flatMap { book in
                     let order = TitledOrder(book)
                     return book.filter { matches(near, $0, in: book, order: order) }
-                }, strength: partStrength * nearShare, namesBook: named.count == 1)
+                }, strength: partStrength * nearShare, namesBook: named.count == 1, near: true)
             }
         }
         for date in references.dates {
@@ -154,7 +159,7 @@ public enum StructureFocus {
                 let nearby = units.values.flatMap { $0.filter { unit in
                     named.contains(unit.bookID) && near.contains { matches($0, unit) } && !matches(date, unit)
                 } }
-                add(innermost(nearby), strength: strength * nearShare, namesBook: yearsAgree && named.count == 1)
+                add(innermost(nearby), strength: strength * nearShare, namesBook: yearsAgree && named.count == 1, near: true)
             }
         }
         for (_, matched) in titleMatches(locatingWords(words, capitalised: capitalised), questionWords: words, units: units) {

@@ -106,6 +106,13 @@ final class StructureFocusTests: XCTestCase {
         let newYear = ranges("on 1 January 1666", years, chunks: 400)
         XCTAssertEqual(newYear.map(\.chunks), [10...19, 0...9, 20...29])
         XCTAssertEqual(ranges("on 31 December 1666", years, chunks: 400).map(\.chunks), [], "1665's last day and 1667's first are not asked")
+
+        // A neighbour raises only a chunk among the best hits of either list, and is not searched on its own.
+        let focus = Focus(scenes)
+        XCTAssertEqual(focus.weight("b", 95), 0.5)
+        XCTAssertEqual(focus.weight("b", 95, amongBest: false), 0)
+        XCTAssertEqual(focus.weight("b", 105, amongBest: false), 1)
+        XCTAssertEqual(focus.searched().map(\.chunks), [100...109])
     }
 
     /// A sonnet sequence whose poems are titled by bare numerals (chapters to the
