@@ -23,6 +23,10 @@ public struct DateReference: Sendable, Equatable {
     public var day: Int?
     /// A single day was named: a precise reference.
     public var precise: Bool
+    /// A year counted in the book ("the second year", "his last year"): the
+    /// n-th (1-based; -1 the last) of the years its dated sections carry, which
+    /// the focus reads per book (StructureFocus.resolved); nil: none.
+    public var yearOfBook: Int? = nil
 }
 
 /// One step of a numbered-part reference: "Act 3" is (act, 3); `number` -1 is "the last".
@@ -268,6 +272,9 @@ public struct QueryReferences: Sendable, Equatable {
 
     /// A date starting at word `i`: (the date, the index after it).
     static func date(_ w: [String], at i: Int) -> (DateReference, Int)? {
+        if let (n, next) = yearOfBook(w, at: i) {
+            return (DateReference(years: nil, from: nil, to: nil, day: nil, precise: false, yearOfBook: n), next)
+        }
         if let found = namedDay(w, at: i) { return found }
         if let found = season(w, at: i) { return found }
         if let found = monthDate(w, at: i) { return found }
@@ -330,6 +337,31 @@ public struct QueryReferences: Sendable, Equatable {
         return nil
     }
 
+    /// Words before an ordinal that make "the second year" a year of the book's.
+    static let yearOwners: Set<String> = ["the", "his", "her", "their", "our", "my", "its"]
+
+    /// A year counted in the book starting at word `i`: "the second year", "his
+    /// last year", "the 3rd year" (ordinals 1 to 20; -1 the last): (n, the index after it).
+    static func yearOfBook(_ w: [String], at i: Int) -> (Int, Int)? {
+        guard yearOwners.contains(word(w, i)), word(w, i + 2) == "year" else { return nil }
+        let ordinal = word(w, i + 1)
+        if ["last", "final"].contains(ordinal) { return (-1, i + 3) }
+        let digits = ordinal.dropLast(2)
+        guard let n = CalendarWords.ordinals[ordinal] ?? (["st", "nd", "rd", "th"].contains(String(ordinal.suffix(2))) ? Int(digits) : nil),
+              (1...20).contains(n) else { return nil }
+        return (n, i + 3)
+    }
+
+    /// A month's or season's year: printed ("spring of 1834") or counted in the
+    /// book ("the spring of the second year"), as (years, year of the book, the index after it).
+    static func yearAfter(_ w: [String], after i: Int) -> (years: ClosedRange<Int>?, ofBook: Int?, next: Int)? {
+        if let (years, next) = trailingYear(w, after: i) { return (years, nil, next) }
+        var j = i
+        if ["of", "in"].contains(word(w, j)) { j += 1 }
+        if let (n, next) = yearOfBook(w, at: j) { return (nil, n, next) }
+        return nil
+    }
+
     static func namedDay(_ w: [String], at i: Int) -> (DateReference, Int)? {
         for named in CalendarWords.namedDays where i + named.words.count <= w.count {
             // "St." is tokenized as "st", and "saint" spelled out is read as it.
@@ -351,7 +383,7 @@ public struct QueryReferences: Sendable, Equatable {
         let from = first * 100 + 1, to = last * 100 + CalendarWords.monthLength[last - 1]
         var date = DateReference(years: nil, from: from, to: to, day: nil, precise: false)
         var next = i + 1
-        if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
+        if let (years, ofBook, after) = yearAfter(w, after: next) { date.years = years; date.yearOfBook = ofBook; next = after }
         return (date, next)
     }
 
@@ -364,13 +396,14 @@ public struct QueryReferences: Sendable, Equatable {
         var day: Int? = nil
         if let d = dayNumber(word(w, next)), year(word(w, next)) == nil { day = d; next += 1 }
         else if word(w, next) == "the", let d = dayNumber(word(w, next + 1)) { day = d; next += 2 }
-        let trailing = trailingYear(w, after: next)
+        let trailing = yearAfter(w, after: next)
         if CalendarWords.ambiguousMonths.contains(name) && day == nil && trailing == nil
             && !monthContext.contains(word(w, i - 1)) {
             return nil
         }
-        var date = DateReference(years: trailing?.0, from: month * 100 + 1,
-                                 to: month * 100 + CalendarWords.monthLength[month - 1], day: nil, precise: false)
+        var date = DateReference(years: trailing?.years, from: month * 100 + 1,
+                                 to: month * 100 + CalendarWords.monthLength[month - 1], day: nil, precise: false,
+                                 yearOfBook: trailing?.ofBook)
         if let day, day <= CalendarWords.monthLength[month - 1] {
             date.from = month * 100 + day; date.to = date.from; date.precise = true
         } else {
@@ -384,7 +417,7 @@ public struct QueryReferences: Sendable, Equatable {
                 }
             }
         }
-        if let trailing { next = trailing.1 }
+        if let trailing { next = trailing.next }
         return (date, next)
     }
 

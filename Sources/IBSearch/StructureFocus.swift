@@ -148,13 +148,17 @@ public enum StructureFocus {
                 }, strength: partStrength * nearShare, namesBook: named.count == 1, near: true)
             }
         }
-        for date in references.dates {
-            let matched = units.values.flatMap { $0.filter { matches(date, $0) } }
+        for asked in references.dates {
+            // A year counted in the book is a year of each book's own ("the second year").
+            var byBook: [String: DateReference] = [:]
+            for (id, book) in units { byBook[id] = resolved(asked, in: book) }
+            let date = byBook.values.first ?? asked
+            let matched = units.flatMap { id, book in byBook[id].map { d in book.filter { matches(d, $0) } } ?? [] }
             let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
             // A diary without years matches "July 1836" by its Julys: not enough to name the book.
             let yearsAgree = date.years == nil || matched.allSatisfy { $0.dateFrom?.year != nil }
             add(innermost(matched), strength: strength, namesBook: yearsAgree)
-            let near = neighbours(of: date), named = Set(matched.map(\.bookID))
+            let near = asked.yearOfBook == nil ? neighbours(of: date) : [], named = Set(matched.map(\.bookID))
             if !near.isEmpty {
                 let nearby = units.values.flatMap { $0.filter { unit in
                     named.contains(unit.bookID) && near.contains { matches($0, unit) } && !matches(date, unit)
@@ -201,6 +205,20 @@ public enum StructureFocus {
             guard narrowness >= minimumNarrowness else { continue }
             out += merged.map { FocusRange(bookID: book, chunks: $0, weight: strength * narrowness) }
         }
+        return out
+    }
+
+    /// `date` as it reads in `book`: a year counted in the book ("the second
+    /// year") becomes the book's n-th year, of the years its dated units carry
+    /// (nil: the book has fewer, or none); any other date is itself.
+    static func resolved(_ date: DateReference, in book: [SearchSection]) -> DateReference? {
+        guard let n = date.yearOfBook else { return date }
+        let years = Set(book.flatMap { [$0.dateFrom?.year, $0.dateTo?.year].compactMap { $0 } }).sorted()
+        let index = n > 0 ? n - 1 : years.count + n
+        guard years.indices.contains(index) else { return nil }
+        var out = date
+        out.years = years[index]...years[index]
+        out.yearOfBook = nil
         return out
     }
 

@@ -29,6 +29,22 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertNil(date("what Darwin saw in 1835")?.from)
     }
 
+    /// "the second year" is a year counted in the book, read per book by the focus.
+    func testYearsCountedInTheBook() {
+        let spring = date("in the spring of the second year, what did he buy?")
+        XCTAssertEqual(spring?.from, 301); XCTAssertEqual(spring?.to, 531)
+        XCTAssertNil(spring?.years); XCTAssertEqual(spring?.yearOfBook, 2)
+        XCTAssertEqual(date("in his last year at the Navy Office")?.yearOfBook, -1)
+        XCTAssertEqual(date("the final year of the voyage")?.yearOfBook, -1)
+        XCTAssertEqual(date("during the 3rd year")?.yearOfBook, 3)
+        let may = date("in May of the first year")
+        XCTAssertEqual(may?.from, 501); XCTAssertEqual(may?.yearOfBook, 1)
+        XCTAssertEqual(date("in the spring of 1834")?.yearOfBook, nil)
+        XCTAssertNil(date("the two year old"))
+        XCTAssertNil(date("the second years of study"))
+        XCTAssertNil(date("in the second chapter"))
+    }
+
     func testOldStyleDoubleYears() {
         let d = date("in February 1714-15")
         XCTAssertEqual(d?.years, 1714...1715)

@@ -115,6 +115,23 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(focus.searched().map(\.chunks), [100...109])
     }
 
+    /// "the spring of the second year" is the spring of the book's second year,
+    /// of the years its dated entries carry; a diary without years, or with
+    /// fewer, is not named.
+    func testAYearCountedInTheBookIsItsNthYear() {
+        let pepys = [unit(0, kind: "chapter", title: "1660", from: "1660", chunks: 0...299),
+                     unit(1, parent: 0, kind: "entry", title: "March 1st", from: "1660-03-01", chunks: 0...9),
+                     unit(2, kind: "chapter", title: "1661", from: "1661", chunks: 300...599),
+                     unit(3, parent: 2, kind: "entry", title: "January 5th", from: "1661-01-05", chunks: 300...309),
+                     unit(4, parent: 2, kind: "entry", title: "April 23rd", from: "1661-04-23", chunks: 400...409),
+                     unit(5, kind: "chapter", title: "1662", from: "1662", chunks: 600...999),
+                     unit(6, parent: 5, kind: "entry", title: "April 2nd", from: "1662-04-02", chunks: 700...709)]
+        XCTAssertEqual(named("in the spring of the second year, the coronation", pepys, chunks: 1000), [400...409])
+        XCTAssertEqual(named("in his last year, what did he write?", pepys, chunks: 1000), [700...709], "1662's entries, as \"in 1662\"")
+        XCTAssertEqual(ranges("in the fifth year", pepys, chunks: 1000), [], "three years only")
+        XCTAssertEqual(ranges("in the spring of the second year", diary, chunks: 100), [], "a diary without years")
+    }
+
     /// A sonnet sequence whose poems are titled by bare numerals (chapters to the
     /// parser): "Sonnet 18" and "the eighteenth sonnet" name the eighteenth.
     func testNumberedPoemsNameTheirPoem() {
