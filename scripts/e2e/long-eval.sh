@@ -27,6 +27,9 @@ trap 'rm -rf "$eight"' EXIT
 # The third readers' set (fresh questions on the readers' set's books, nobody tuned on),
 # in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader3 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader3/floors.json" || { echo "FAIL: third readers' evaluation"; exit 1; }
+# The same set's references moved by one (a reader who remembers the place one off):
+# the parts and days either side of the one named must still count.
+"$root/scripts/eval/long" --set reader3 --db "$eight/library.db" --no-ask --modes hybrid --one-off --check "$root/shared/fixtures/eval/reader3/floors-one-off.json" || { echo "FAIL: third readers' evaluation, references one off"; exit 1; }
 # The fourth readers' set (fresh questions on the first set's books, nobody tuned on),
 # in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader4 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader4/floors.json" || { echo "FAIL: fourth readers' evaluation"; exit 1; }
