@@ -148,17 +148,14 @@ public enum StructureFocus {
                 }, strength: partStrength * nearShare, namesBook: named.count == 1, near: true)
             }
         }
-        for asked in references.dates {
-            // A year counted in the book is a year of each book's own ("the second year").
-            var byBook: [String: DateReference] = [:]
-            for (id, book) in units { byBook[id] = resolved(asked, in: book) }
-            let date = byBook.values.first ?? asked
-            let matched = units.flatMap { id, book in byBook[id].map { d in book.filter { matches(d, $0) } } ?? [] }
+        for date in references.dates {
+            // A year counted in the book ("the second year") is each book's own.
+            let matched = units.values.flatMap { book in resolved(date, in: book).map { d in book.filter { matches(d, $0) } } ?? [] }
             let strength = date.precise ? dayStrength : date.from != nil ? spanStrength : date.day != nil ? dayOnlyStrength : yearStrength
             // A diary without years matches "July 1836" by its Julys: not enough to name the book.
-            let yearsAgree = date.years == nil || matched.allSatisfy { $0.dateFrom?.year != nil }
+            let yearsAgree = date.years == nil && date.yearOfBook == nil || matched.allSatisfy { $0.dateFrom?.year != nil }
             add(innermost(matched), strength: strength, namesBook: yearsAgree)
-            let near = asked.yearOfBook == nil ? neighbours(of: date) : [], named = Set(matched.map(\.bookID))
+            let near = neighbours(of: date), named = Set(matched.map(\.bookID))
             if !near.isEmpty {
                 let nearby = units.values.flatMap { $0.filter { unit in
                     named.contains(unit.bookID) && near.contains { matches($0, unit) } && !matches(date, unit)
@@ -234,7 +231,7 @@ public enum StructureFocus {
 
     /// The days either side of a one-day reference (none when it is not one day).
     static func neighbours(of date: DateReference) -> [DateReference] {
-        guard date.precise, let day = date.from, date.to == day else { return [] }
+        guard date.precise, date.yearOfBook == nil, let day = date.from, date.to == day else { return [] }
         return [-1, 1].map { by in
             var near = date
             var m = day / 100, d = day % 100 + by, years = 0
