@@ -59,10 +59,12 @@ struct Focus {
     /// spare) 16 and 1,500.
     func searched(large: Bool = false) -> [FocusRange] {
         let maxRanges = large ? 16 : 64, maxChunks = large ? 1_500 : 6_000
-        guard let top = ranges.map(\.weight).max(), top > 0 else { return [] }
+        // A neighbour (NEAR) is never searched, nor does it set the bar for what is.
+        let named = ranges.filter { !$0.near }
+        guard let top = named.map(\.weight).max(), top > 0 else { return [] }
         var out: [FocusRange] = []
         var chunks = 0
-        for r in ranges.filter({ $0.weight >= top / 2 && !$0.near }).sorted(by: { $0.weight > $1.weight }) {
+        for r in named.filter({ $0.weight >= top / 2 }).sorted(by: { $0.weight > $1.weight }) {
             guard out.count < maxRanges, chunks + r.chunks.count <= maxChunks else { break }
             out.append(r); chunks += r.chunks.count
         }

@@ -113,6 +113,9 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(focus.weight("b", 95, amongBest: false), 0)
         XCTAssertEqual(focus.weight("b", 105, amongBest: false), 1)
         XCTAssertEqual(focus.searched().map(\.chunks), [100...109])
+        // A narrow neighbour outweighing a broad named part does not keep it from being searched.
+        let broad = Focus([FocusRange(bookID: "b", chunks: 0...99, weight: 0.3), FocusRange(bookID: "b", chunks: 100...104, weight: 1, near: true)])
+        XCTAssertEqual(broad.searched().map(\.chunks), [0...99])
     }
 
     /// "the spring of the second year" is the spring of the book's second year,
