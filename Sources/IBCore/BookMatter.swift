@@ -18,6 +18,12 @@ public enum BookMatter {
         "list of illustrations", "illustrations", "transcriber's note", "transcribers note",
     ]
 
+    /// The editor's apparatus: notes and an index explain the text or point
+    /// into it. A reader recalling a passage means the text itself, and the
+    /// notes, dense with its names, places and dates, would answer for it (in a
+    /// heavily annotated diary, a great share of the book's chunks).
+    public static let apparatusTitles: Set<String> = ["endnotes", "notes", "footnotes", "index"]
+
     /// Words of licence and imprint text, never of a story.
     public static let markers = [
         "ebook", "e-book", "project gutenberg", "gutenberg.org", "standardebooks", "standard ebooks",
@@ -29,6 +35,9 @@ public enum BookMatter {
 
     /// Whether a section path (any level) is one of the publisher's pages.
     public static func isPublisherMatter(section path: [String]?) -> Bool { holds(path, publisherTitles) }
+
+    /// Whether a section path (any level) is titled as the editor's notes or index.
+    public static func isApparatus(section path: [String]?) -> Bool { holds(path, apparatusTitles) }
 
     /// A text with two or more licence and imprint words (for books without sections).
     /// The markers are ASCII: the text's bytes are lowered and searched as

@@ -190,7 +190,7 @@ public final class SearchEngine {
     var readyAtScope: [String] = []
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [SearchSection]] = [:]
-    /// Whether a chunk of a book without structure reads as the publisher's (PublisherPages).
+    /// Whether a chunk of a book without structure reads as the publisher's (OwnTextFirst).
     var matterCache: [ChunkRef: Bool] = [:]
     /// The library's version the caches above were filled at: a book indexed
     /// again, or removed, between a server's searches changes its structure.
@@ -400,7 +400,7 @@ public final class SearchEngine {
         }
         var candidates = try fuse(vectorHits, textHits, mode: mode, concepts: concepts, statistics: statistics,
                                   quoted: quoted ?? [], focus: focus, matches: matches)
-        if mode == .hybrid { candidates = try publisherPagesLast(candidates, question: query.text, k: query.k) }
+        if mode == .hybrid { candidates = try ownTextFirst(candidates, question: query.text, k: query.k) }
         mark("fuse")
         var results: [SearchResult] = []
         for c in candidates.prefix(query.k) {

@@ -156,6 +156,39 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(edition.first?.chunkIndex, 0, "a question about the edition keeps it")
     }
 
+    /// The editor's note on a passage holds its words and its subject, and full text
+    /// and the vector both rank it first; hybrid puts it after the book's own text,
+    /// unless the question asks about the notes.
+    func testHybridPutsTheEditorsNotesAfterTheBook() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/notes.db")
+        let indexer = Indexer(library: library)
+        let note = "Note on the speckled band: the swamp adder, the deadliest snake in India, sent through the ventilator, "
+            + "is no real snake; no swamp adder of India climbs a bell-rope to a ventilator or answers a whistle."
+        let passages = Self.english + [(start: 9, end: 9, text: note)]
+        for var record in records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder) {
+            if case .page(var p) = record, p.page == 1 || p.page == 9 {
+                let mark = p.page == 1 ? StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I")
+                                       : StructureMark(at: 0, depth: 0, title: "Endnotes")
+                p.extra["structure"] = .array([mark.json])
+                record = .page(p)
+            }
+            try indexer.add(record)
+        }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        let question = "the swamp adder, the deadliest snake in India, sent through the ventilator"
+        XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .text)).first?.chunkIndex, 6, "full text: the note first")
+        XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .vector)).first?.chunkIndex, 6, "vector: the note first")
+        let hybrid = try engine.search(SearchQuery(text: question, k: 7, mode: .hybrid))
+        XCTAssertEqual(hybrid.first?.chunkIndex, 3, "the passage itself")
+        XCTAssertEqual(hybrid.last?.chunkIndex, 6, "after every passage of the book")
+        XCTAssertEqual(hybrid.last?.section, ["Endnotes"])
+        let asked = try engine.search(SearchQuery(text: "the editor's note on the swamp adder, the deadliest snake in India", k: 7, mode: .hybrid))
+        XCTAssertEqual(asked.first?.chunkIndex, 6, "a question about the notes keeps them")
+    }
+
     /// A plain text's Project Gutenberg header lies before its first chapter, in no
     /// unit: in a book with structure too, its licence words make it the publisher's.
     func testHybridPutsALicenceBeforeTheFirstUnitAfterTheBook() throws {
