@@ -2,16 +2,17 @@
 // title page, an imprint, a licence, a table of contents, a cast list). They
 // sound like many questions ("Hamlet, by William Shakespeare") and answer
 // none: ib-ask never quotes them, and ib-search's hybrid ranking puts the
-// publisher's pages after the book's own.
+// publisher's pages and the editor's notes after the book's own text.
 public enum BookMatter {
     /// Section titles of front and back matter.
-    public static let titles: Set<String> = publisherTitles.union([
+    public static let titles: Set<String> = publisherTitles.union(apparatusTitles).union([
         "dramatis personae", "persons represented", "characters", "cast", "cast of characters",
-        "endnotes", "notes", "index", "dedication", "acknowledgements", "acknowledgments", "about the author",
+        "dedication", "acknowledgements", "acknowledgments", "about the author",
     ])
 
     /// The publisher's pages, not the author's: what a reader never means by a
-    /// question about the book (its endnotes, index and cast list may be).
+    /// question about the book (its cast list may be; the notes and index are
+    /// the editor's, apparatusTitles).
     public static let publisherTitles: Set<String> = [
         "titlepage", "title page", "half title", "halftitle", "imprint", "contents", "table of contents",
         "colophon", "uncopyright", "copyright", "license", "licence", "also by",
