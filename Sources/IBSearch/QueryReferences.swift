@@ -454,7 +454,8 @@ public struct QueryReferences: Sendable, Equatable {
     /// "chapter 12", "Act III", "Book Two", "the third chapter", "the last act".
     static func part(_ w: [String], at i: Int) -> (PartStep, Int)? {
         if let kind = partKinds[w[i]] {
-            let next = word(w, i + 1)
+            // A possessive is the part itself: "Book XI's history of the theatre".
+            let next = withoutPossessive(word(w, i + 1))
             if let n = CalendarWords.number(next, romanAllowed: true), n > 0, n < 10_000, year(next) == nil {
                 // "book one" yes; "a letter i wrote" no: a lone "i" after letter is the pronoun.
                 // "the poem i love" too; "Sonnet I" and "Psalm I" are numbers.
@@ -474,12 +475,15 @@ public struct QueryReferences: Sendable, Equatable {
         default: n = CalendarWords.ordinals[w[i]] ?? (w[i].hasSuffix("th") || w[i].hasSuffix("st") || w[i].hasSuffix("nd") || w[i].hasSuffix("rd") ? CalendarWords.number(w[i], romanAllowed: false) : nil)
         }
         // A possessive is the part itself: "the eighteenth sonnet's couplet".
-        let named = word(w, i + 1).hasSuffix("'s") ? String(word(w, i + 1).dropLast(2)) : word(w, i + 1)
+        let named = withoutPossessive(word(w, i + 1))
         guard let n, n != 0, let kind = partKinds[named], kind != "letter" || n > 0 else { return nil }
         // A plural ("the first chapters") is a position, not one part.
         guard !named.hasSuffix("s") || kind == "chapter" && named == "chapter" else { return nil }
         return (PartStep(kind: kind, number: n), i + 2)
     }
+
+    /// "xi's" -> "xi": a word without the possessive it ends in (apostrophes are folded).
+    static func withoutPossessive(_ word: String) -> String { word.hasSuffix("'s") ? String(word.dropLast(2)) : word }
 
     /// The old printers' way: "Book the Second", "Chapter the Twentieth". The
     /// ordinal must be written with a capital, as titles are, so that "the book

@@ -89,6 +89,11 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("in the last act").parts, [[PartStep(kind: "act", number: -1)]])
         XCTAssertEqual(QueryReferences.parse("chapter twenty-one").parts, [[PartStep(kind: "chapter", number: 21)]])
         XCTAssertEqual(QueryReferences.parse("chapters 3 and chapter 4").parts.count, 2)
+        // A possessive is the part itself.
+        XCTAssertEqual(QueryReferences.parse("In Book XI's short history of the theatre").parts, [[PartStep(kind: "book", number: 11)]])
+        XCTAssertEqual(QueryReferences.parse("at chapter 12\u{2019}s close").parts, [[PartStep(kind: "chapter", number: 12)]])
+        XCTAssertEqual(QueryReferences.parse("Act I's ghost, in Act III's scene 2").parts,
+                       [[PartStep(kind: "act", number: 1)], [PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 2)]])
         // A play's act and scene, dotted: "3.3", "III.ii", with a line number or a full stop after.
         let scene = [[PartStep(kind: "act", number: 3), PartStep(kind: "scene", number: 3)]]
         XCTAssertEqual(QueryReferences.parse("In 3.3, right after the play").parts, scene)
