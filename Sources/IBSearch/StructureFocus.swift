@@ -403,12 +403,20 @@ public enum StructureFocus {
     }
 
     /// The words of `words` that may name a section by its title, stemmed.
-    /// Numbers are read as dates and parts (QueryReferences), not as title words.
-    static func titleWords(_ words: [String]) -> Set<String> {
+    /// Numbers are read as dates and parts (QueryReferences), not as title words,
+    /// and so are months and seasons, unless `calendar`: in a book none of whose
+    /// sections is dated, "the winter chapter" can only mean a title ("Winter
+    /// Animals", "The Pond in Winter").
+    static func titleWords(_ words: [String], calendar: Bool = false) -> Set<String> {
         Set(words.filter { $0.count >= 3 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber)
-            && QueryReferences.partKinds[$0] == nil && CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil }
+            && QueryReferences.partKinds[$0] == nil
+            && (calendar || CalendarWords.months[$0] == nil && CalendarWords.seasons[$0] == nil) }
             .map(QueryText.stem))
     }
+
+    /// Whether no section of `book` carries a date: there a month or a season the
+    /// question names can be a word of a title (titleWords).
+    static func undated(_ book: [SearchSection]) -> Bool { !book.contains { $0.dateFrom != nil } }
 
     /// The units whose title holds every word of `quoted` that may name one
     /// (titleWords): a quoted title names its section as surely as its number
@@ -416,7 +424,7 @@ public enum StructureFocus {
     /// "in" alone, "Pequod", is in nine chapters' titles). A quoted line of the
     /// text holds words no title has, and matches none.
     static func titled(_ quoted: String, in book: [SearchSection]) -> [SearchSection] {
-        let asked = titleWords(QueryText.words(quoted).filter { !$0.cjk }.map { $0.text.lowercased() })
+        let asked = titleWords(QueryText.words(quoted).filter { !$0.cjk }.map { $0.text.lowercased() }, calendar: undated(book))
         guard !asked.isEmpty else { return [] }
         return book.filter { unit in
             let words = Set(QueryText.words(unit.title).filter { !$0.cjk }.map { QueryText.stem($0.text.lowercased()) })
@@ -430,7 +438,7 @@ public enum StructureFocus {
     static func mayLocate(_ references: QueryReferences, words: [String]) -> Bool {
         let located = locatingWords(words)
         return !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
-            || !references.quotedTitles.isEmpty || !titleWords(located.strong + located.weak).isEmpty
+            || !references.quotedTitles.isEmpty || !titleWords(located.strong + located.weak, calendar: true).isEmpty
     }
 
     /// The question's locating words found in section titles, voices or places,
@@ -444,14 +452,18 @@ public enum StructureFocus {
     /// set 0.745 / 0.736 -> 0.755 / 0.745, readers' set unchanged.
     static func titleMatches(_ located: (strong: [String], weak: [String]), questionWords: [String],
                              units: [String: [SearchSection]]) -> [(String, [SearchSection])] {
-        let strong = titleWords(located.strong)
-        let asked = strong.union(titleWords(located.weak))
-        guard !asked.isEmpty else { return [] }
-        let question = titleWords(questionWords)
+        // The words as a dated book reads them, and as one without dates does (titleWords).
+        let dated = (strong: titleWords(located.strong), weak: titleWords(located.weak), question: titleWords(questionWords))
+        let undated = (strong: titleWords(located.strong, calendar: true), weak: titleWords(located.weak, calendar: true),
+                       question: titleWords(questionWords, calendar: true))
+        guard !undated.strong.isEmpty || !undated.weak.isEmpty else { return [] }
         var found: [String: [SearchSection]] = [:]
         // Each distinct text split and stemmed once: copies and editions of a book repeat their titles.
         var read: [String: Set<String>] = [:]
         for book in units.values {
+            let words = Self.undated(book) ? undated : dated
+            let strong = words.strong, asked = words.strong.union(words.weak), question = words.question
+            guard !asked.isEmpty else { continue }
             var inBook: [String: [SearchSection]] = [:]
             for unit in book {
                 // A diary's thousands of entries: no string built, no set made, for a unit that matches nothing.

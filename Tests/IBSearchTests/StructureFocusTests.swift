@@ -219,6 +219,22 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(StructureFocus.capitalisedWords("In his cabin, what does Jonah see?"), ["jonah"])
     }
 
+    /// In a book no section of which is dated, a season or a month the question
+    /// names is a word of a title ("the winter chapter" is "Winter Animals");
+    /// in a dated one it is read as a date alone, never as a title's word.
+    func testASeasonNamesATitleInABookWithoutDates() {
+        let titles = ["Economy", "Sounds", "Winter Animals", "The Pond in Winter", "Spring", "Conclusion"]
+        let essays = titles.enumerated().map { unit($0.offset, kind: "chapter", title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        XCTAssertEqual(ranges("In the winter chapter, a skinny hare cowers near his cabin", essays, chunks: 60).map(\.chunks), [20...39])
+        XCTAssertEqual(ranges("In the spring chapter, as the pond thaws", essays, chunks: 60).map(\.chunks), [40...49])
+        XCTAssertEqual(named("In 'The Pond in Winter', the ice cutters", essays, chunks: 60), [30...39], "the quoted title whole")
+        // A diary's months carry their dates: winter is its December to February, not a title holding "Winter".
+        let months = ["January 1666", "March 1666", "May 1666", "Winter Came Late: July 1666", "September 1666", "November 1666"]
+        let diary = months.enumerated().map { unit($0.offset, title: $0.element, from: "1666-\(String(format: "%02d", $0.offset * 2 + 1))",
+                                                   chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        XCTAssertEqual(ranges("in the winter chapter", diary, chunks: 60).map(\.chunks), [0...9], "the date, by its month")
+    }
+
     /// A book of titled chapters without numbers is counted in order: "the first
     /// chapter" is its first after the front matter, "the last chapter" its last;
     /// a book with numbered chapters is read by its numbers alone.
