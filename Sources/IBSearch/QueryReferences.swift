@@ -58,7 +58,7 @@ public struct QueryReferences: Sendable, Equatable {
     ].merging(PartWords.numberedPoems.map { ($0, "chapter") }) { a, _ in a }
     /// Words before a month that make a month of an ambiguous word ("in May", "of March").
     static let monthContext: Set<String> = [
-        "in", "of", "early", "late", "mid", "during", "since", "until", "till", "throughout", "through",
+        "in", "of", "early", "late", "mid", "during", "since", "until", "till", "throughout", "through", "from", "between",
         "end", "beginning", "start", "middle", "by", "last", "next", "that", "this", "whole",
     ]
     /// Words after which "fall" is the season, not the verb.
@@ -77,7 +77,8 @@ public struct QueryReferences: Sendable, Equatable {
         var path: [PartStep] = []
         while i < words.count {
             if let (date, next) = date(words, at: i) {
-                out.dates.append(date); i = next; continue
+                let (range, after) = monthRange(date, words, at: i, next: next) ?? (date, next)
+                out.dates.append(range); i = after; continue
             }
             if let (step, next) = part(words, at: i) ?? titledPart(cased, at: i) {
                 if path.contains(where: { $0.kind == step.kind }) { out.parts.append(path); path = [] }
@@ -200,7 +201,35 @@ public struct QueryReferences: Sendable, Equatable {
             return [head, tail]
         }
         if CalendarWords.months[head] != nil, tail == "day" { return [head, tail] }
+        // "May-July" (an en dash folded): a range of months, read as "May to July".
+        if CalendarWords.months[head] != nil, CalendarWords.months[tail] != nil { return [head, "to", tail] }
         return [word]
+    }
+
+    /// Words between the two months of a range ("from June to August", "between May and July").
+    static let rangeWords: Set<String> = ["to", "and", "till", "until", "through", "thru"]
+
+    /// "from June to August 1665", "between May and July", "May-July 1665": one span
+    /// from the first month (`first`, read at word `i`, ending before `next`) to the
+    /// second; the year given once counts for both. A range across a year's end
+    /// ("from November to February 1666") reaches back into the year before. Nil
+    /// when `first` is not a month that opens such a range.
+    static func monthRange(_ first: DateReference, _ w: [String], at i: Int, next: Int) -> (DateReference, Int)? {
+        // "from early June to late August": a third before either month.
+        let qualifiers: Set<String> = ["early", "mid", "late"]
+        let opening = qualifiers.contains(word(w, i - 1)) ? i - 2 : i - 1
+        let second = qualifiers.contains(word(w, next + 1)) ? next + 2 : next + 1
+        guard let from = first.from, first.day == nil, !first.precise, first.yearOfBook == nil,
+              rangeWords.contains(word(w, next)), CalendarWords.months[word(w, second)] != nil,
+              ["from", "between"].contains(word(w, opening)) || (word(w, next) == "to" && first.years == nil) else { return nil }
+        guard let (second, after) = monthDate(w, at: second, inRange: true), !second.precise,
+              let to = second.to, second.yearOfBook == nil else { return nil }
+        var years = first.years ?? second.years
+        if let a = first.years, let b = second.years { years = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound) }
+        else if from > to, let y = years {
+            years = first.years != nil ? y.lowerBound...(y.upperBound + 1) : (y.lowerBound - 1)...y.upperBound
+        }
+        return (DateReference(years: years, from: from, to: to, day: nil, precise: false), after)
     }
 
     /// Text between quotation marks, single or double, straight or curly, of one
@@ -389,7 +418,7 @@ public struct QueryReferences: Sendable, Equatable {
 
     /// A month, with a day after it ("May 4", "May 4th", "May the 4th") or a
     /// qualifier before it ("early May", "the end of May"), and a year after.
-    static func monthDate(_ w: [String], at i: Int) -> (DateReference, Int)? {
+    static func monthDate(_ w: [String], at i: Int, inRange: Bool = false) -> (DateReference, Int)? {
         let name = w[i].hasSuffix(".") ? String(w[i].dropLast()) : w[i]
         guard let month = CalendarWords.months[name] else { return nil }
         var next = i + 1
@@ -398,7 +427,8 @@ public struct QueryReferences: Sendable, Equatable {
         else if word(w, next) == "the", let d = dayNumber(word(w, next + 1)) { day = d; next += 2 }
         let trailing = yearAfter(w, after: next)
         if CalendarWords.ambiguousMonths.contains(name) && day == nil && trailing == nil
-            && !monthContext.contains(word(w, i - 1)) {
+            && !monthContext.contains(word(w, i - 1)) && !inRange
+            && !(rangeWords.contains(word(w, i + 1)) && CalendarWords.months[word(w, i + 2)] != nil) {
             return nil
         }
         var date = DateReference(years: trailing?.years, from: month * 100 + 1,

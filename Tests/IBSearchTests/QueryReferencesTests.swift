@@ -80,6 +80,29 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertNil(d.first?.from)
     }
 
+    /// A span of months said as a range: the year given once counts for both
+    /// months, and a range across a year's end reaches into the year before.
+    func testMonthRanges() {
+        func only(_ text: String) -> DateReference? {
+            let dates = QueryReferences.parse(text).dates
+            return dates.count == 1 ? dates[0] : nil
+        }
+        for text in ["between May and July 1665, the plague", "from May to July 1665", "May\u{2013}July 1665", "May-July 1665"] {
+            let d = only(text)
+            XCTAssertEqual(d?.years, 1665...1665, text); XCTAssertEqual(d?.from, 501, text); XCTAssertEqual(d?.to, 731, text)
+        }
+        let winter = only("from November to February 1666")
+        XCTAssertEqual(winter?.years, 1665...1666); XCTAssertEqual(winter?.from, 1101); XCTAssertEqual(winter?.to, 229)
+        let early = only("from early June to late August")
+        XCTAssertEqual(early?.from, 601); XCTAssertEqual(early?.to, 831); XCTAssertNil(early?.years)
+        let spanned = only("from June 1665 to August 1666")
+        XCTAssertEqual(spanned?.years, 1665...1666)
+        // Not ranges: a month alone, a day to a day, and "may" the verb.
+        XCTAssertEqual(only("from March on, he wrote daily")?.to, 331)
+        XCTAssertEqual(QueryReferences.parse("from 3 May to 5 May").dates.count, 2)
+        XCTAssertTrue(QueryReferences.parse("he may and she might").dates.isEmpty)
+    }
+
     func testNumberedParts() {
         XCTAssertEqual(QueryReferences.parse("in chapter 12").parts, [[PartStep(kind: "chapter", number: 12)]])
         XCTAssertEqual(QueryReferences.parse("Act III, Scene ii, the play").parts,
