@@ -304,6 +304,7 @@ public struct QueryReferences: Sendable, Equatable {
         if let (n, next) = yearOfBook(w, at: i) {
             return (DateReference(years: nil, from: nil, to: nil, day: nil, precise: false, yearOfBook: n), next)
         }
+        if let found = isoDay(w[i]) { return (found, i + 1) }
         if let found = namedDay(w, at: i) { return found }
         if let found = season(w, at: i) { return found }
         if let found = monthDate(w, at: i) { return found }
@@ -324,6 +325,16 @@ public struct QueryReferences: Sendable, Equatable {
             return (DateReference(years: nil, from: nil, to: nil, day: day, precise: false), i + 2)
         }
         return nil
+    }
+
+    /// "1665-06-03": a day written the ISO way.
+    static func isoDay(_ word: String) -> DateReference? {
+        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), d >= 1, d <= CalendarWords.monthLength[m - 1] else { return nil }
+        return DateReference(years: y...y, from: m * 100 + d, to: m * 100 + d, day: nil, precise: true)
     }
 
     /// Which third of a span the words before word `i` name: "early May", "early

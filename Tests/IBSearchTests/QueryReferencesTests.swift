@@ -103,6 +103,12 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertTrue(QueryReferences.parse("he may and she might").dates.isEmpty)
     }
 
+    func testIsoDays() {
+        let d = QueryReferences.parse("what happened on 1665-06-07?").dates
+        XCTAssertEqual(d.count, 1); XCTAssertEqual(d.first?.years, 1665...1665); XCTAssertEqual(d.first?.from, 607); XCTAssertEqual(d.first?.precise, true)
+        XCTAssertTrue(QueryReferences.parse("call 1665-13-07 or 555-12-34").dates.isEmpty, "no month 13, no year of three digits")
+    }
+
     func testNumberedParts() {
         XCTAssertEqual(QueryReferences.parse("in chapter 12").parts, [[PartStep(kind: "chapter", number: 12)]])
         XCTAssertEqual(QueryReferences.parse("Act III, Scene ii, the play").parts,
