@@ -217,12 +217,12 @@ public struct QueryReferences: Sendable, Equatable {
     static func monthRange(_ first: DateReference, _ w: [String], at i: Int, next: Int) -> (DateReference, Int)? {
         // "from early June to late August": a third before either month.
         let qualifiers: Set<String> = ["early", "mid", "late"]
-        let opening = qualifiers.contains(word(w, i - 1)) ? i - 2 : i - 1
-        let second = qualifiers.contains(word(w, next + 1)) ? next + 2 : next + 1
+        let openingAt = qualifiers.contains(word(w, i - 1)) ? i - 2 : i - 1
+        let secondAt = qualifiers.contains(word(w, next + 1)) ? next + 2 : next + 1
         guard let from = first.from, first.day == nil, !first.precise, first.yearOfBook == nil,
-              rangeWords.contains(word(w, next)), CalendarWords.months[word(w, second)] != nil,
-              ["from", "between"].contains(word(w, opening)) || (word(w, next) == "to" && first.years == nil) else { return nil }
-        guard let (second, after) = monthDate(w, at: second, inRange: true), !second.precise,
+              rangeWords.contains(word(w, next)), CalendarWords.months[word(w, secondAt)] != nil,
+              ["from", "between"].contains(word(w, openingAt)) || (word(w, next) == "to" && first.years == nil) else { return nil }
+        guard let (second, after) = monthDate(w, at: secondAt, inRange: true), !second.precise,
               let to = second.to, second.yearOfBook == nil else { return nil }
         var years = first.years ?? second.years
         if let a = first.years, let b = second.years { years = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound) }
