@@ -50,7 +50,7 @@ static struct {
     _Atomic int sleeping;           /* workers inside futex wait */
     _Atomic uint64_t ticket;        /* generation << 32 | the next part to take */
     _Atomic int done;               /* parts finished */
-    _Atomic int parts;
+    _Atomic uint64_t limit;         /* generation << 32 | the job's number of parts */
     atomic_flag busy;               /* a job is running */
     ib_pool_fn fn;                  /* written before the generation is bumped, read after a part is taken */
     void *ctx;
@@ -65,13 +65,20 @@ static long long now_ns(void) {
 }
 
 /* Takes the next part of job `generation`: its index, or -1 when none is left or a
-** later job has replaced it. */
+** later job has replaced it. The number of parts is read with its generation: a
+** worker late from a finished job, whose last look at the ticket was still that
+** job's, must not count its parts against the next job's larger number (it would
+** take a part past the end of its own job, run it with the next job's function,
+** and the next job would run that part again). */
 static int take_part(uint32_t generation) {
+    uint64_t limit = atomic_load_explicit(&pool.limit, memory_order_acquire);
+    if ((uint32_t)(limit >> 32) != generation) return -1;
+    int parts = (int)(uint32_t)limit;
     uint64_t t = atomic_load_explicit(&pool.ticket, memory_order_acquire);
     for (;;) {
         if ((uint32_t)(t >> 32) != generation) return -1;
         int part = (int)(uint32_t)t;
-        if (part >= atomic_load_explicit(&pool.parts, memory_order_relaxed)) return -1;
+        if (part >= parts) return -1;
         if (atomic_compare_exchange_weak_explicit(&pool.ticket, &t, t + 1, memory_order_acq_rel, memory_order_acquire))
             return part;
     }
@@ -156,10 +163,12 @@ void ib_pool_run(int threads, int parts, ib_pool_fn fn, void *ctx) {
 #ifdef __linux__
     if (parts == 1 || threads <= 1 || inside_pool || atomic_flag_test_and_set(&pool.busy)) { serial(parts, fn, ctx); return; }
     if (start_workers(threads - 1) <= 0) { atomic_flag_clear(&pool.busy); serial(parts, fn, ctx); return; }
-    pool.fn = fn; pool.ctx = ctx;
-    atomic_store_explicit(&pool.parts, parts, memory_order_relaxed);
-    atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
     uint32_t generation = atomic_load_explicit(&pool.generation, memory_order_relaxed) + 1;
+    /* The job's size under its own generation first: from here no late worker of the
+    ** last job can take a part (take_part). */
+    atomic_store_explicit(&pool.limit, (uint64_t)generation << 32 | (uint32_t)parts, memory_order_release);
+    pool.fn = fn; pool.ctx = ctx;
+    atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
     atomic_store_explicit(&pool.ticket, (uint64_t)generation << 32, memory_order_release);
     atomic_store(&pool.generation, generation);              /* publishes the job (sequentially consistent) */
     if (atomic_load(&pool.sleeping) > 0) futex_wake_all(&pool.generation);
