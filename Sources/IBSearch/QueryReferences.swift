@@ -329,6 +329,7 @@ public struct QueryReferences: Sendable, Equatable {
 
     /// "1665-06-03": a day written the ISO way.
     static func isoDay(_ word: String) -> DateReference? {
+        guard word.utf8.count == 10, word.utf8.first.map({ $0 >= 0x30 && $0 <= 0x39 }) == true else { return nil }
         let parts = word.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
