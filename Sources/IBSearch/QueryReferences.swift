@@ -197,7 +197,7 @@ public struct QueryReferences: Sendable, Equatable {
     static func splitJoined(_ word: String) -> [String] {
         guard let dash = word.firstIndex(of: "-") else { return [word] }
         let head = String(word[..<dash]), tail = String(word[word.index(after: dash)...])
-        if ["mid", "early", "late"].contains(head), CalendarWords.months[tail] != nil || CalendarWords.seasons[tail] != nil || year(tail) != nil {
+        if qualifiers.contains(head), CalendarWords.months[tail] != nil || CalendarWords.seasons[tail] != nil || year(tail) != nil {
             return [head, tail]
         }
         if CalendarWords.months[head] != nil, tail == "day" { return [head, tail] }
@@ -205,6 +205,9 @@ public struct QueryReferences: Sendable, Equatable {
         if CalendarWords.months[head] != nil, CalendarWords.months[tail] != nil { return [head, "to", tail] }
         return [word]
     }
+
+    /// Words that name a third of a month or season written before it ("mid-June", "early May").
+    static let qualifiers: Set<String> = ["early", "mid", "late"]
 
     /// Words between the two months of a range ("from June to August", "between May and July").
     static let rangeWords: Set<String> = ["to", "and", "till", "until", "through", "thru"]
@@ -216,7 +219,6 @@ public struct QueryReferences: Sendable, Equatable {
     /// when `first` is not a month that opens such a range.
     static func monthRange(_ first: DateReference, _ w: [String], at i: Int, next: Int) -> (DateReference, Int)? {
         // "from early June to late August": a third before either month.
-        let qualifiers: Set<String> = ["early", "mid", "late"]
         let openingAt = qualifiers.contains(word(w, i - 1)) ? i - 2 : i - 1
         let secondAt = qualifiers.contains(word(w, next + 1)) ? next + 2 : next + 1
         guard let from = first.from, first.day == nil, !first.precise, first.yearOfBook == nil,
