@@ -25,6 +25,16 @@ public enum BookMatter {
     /// heavily annotated diary, a great share of the book's chunks).
     public static let apparatusTitles: Set<String> = ["endnotes", "notes", "footnotes", "index"]
 
+    /// Kinds of front and back matter around the book's own text (EPUB 3
+    /// structural semantics, as a spine document marked front or back matter
+    /// types its section): an edition's introduction is often the editor's.
+    /// ib-parse gives a unit such a kind only from that markup, never from a
+    /// title (an author's "Introduction" chapter is the book).
+    public static let prefatoryKinds: Set<String> = [
+        "preface", "foreword", "introduction", "preamble", "prologue", "afterword", "epilogue",
+        "epigraph", "dedication", "acknowledgments", "acknowledgements",
+    ]
+
     /// Words of licence and imprint text, never of a story.
     public static let markers = [
         "ebook", "e-book", "project gutenberg", "gutenberg.org", "standardebooks", "standard ebooks",

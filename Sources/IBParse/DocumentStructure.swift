@@ -51,6 +51,13 @@ struct DocumentStructure {
         return marks.sorted { $0.offset < $1.offset }
     }
 
+    /// A front or back matter document's outermost units take its kind
+    /// (DocumentMatter: "introduction", "preface"), unless their titles name one.
+    static func mark(_ outline: inout [PlacedMark], asMatter kind: String) {
+        guard let top = outline.map(\.mark.depth).min() else { return }
+        for i in outline.indices where outline[i].mark.depth == top && outline[i].mark.kind == nil { outline[i].mark.kind = kind }
+    }
+
     /// Marks for the diaries, entries, letters and datelines of the markup, nested below `outline`.
     static func units(_ units: [MarkupUnitCollector.Unit], text: [UInt8], outline: [PlacedMark], baseDepth: Int,
                       carried: inout [Int: String]) -> [PlacedMark] {

@@ -91,6 +91,8 @@ enum EPUBParser {
         struct Document {
             var spineIndex: Int; var path: String; var text: [UInt8]; var anchors: [String: Int]; var fallbackTitle: String?
             var headings: [DocumentStructure.Heading]; var units: [MarkupUnitCollector.Unit]
+            /// The kind of front or back matter the document is (DocumentMatter); nil for the book's text.
+            var matter: String?
             var marks: [PlacedMark] = []
         }
         var documents: [Document] = []
@@ -112,7 +114,7 @@ enum EPUBParser {
             documents.append(Document(spineIndex: index, path: item.href, text: extractor.text, anchors: extractor.anchors,
                                       fallbackTitle: fallback,
                                       headings: extractor.headings.map { .init(offset: $0.offset, level: $0.level, title: $0.text) },
-                                      units: units.finish(at: extractor.text.count)))
+                                      units: units.finish(at: extractor.text.count), matter: units.matter.kind))
         }
 
         // The book's structure: every nav level, unlisted headings, dated and addressed units.
@@ -126,8 +128,9 @@ enum EPUBParser {
             let entries = (outlineByPath[documents[d].path] ?? []).map {
                 DocumentStructure.Entry(offset: $0.fragment.flatMap { documents[d].anchors[$0] } ?? 0, depth: $0.depth, title: $0.title)
             }
-            let outline = DocumentStructure.outline(entries: entries, headings: documents[d].headings,
+            var outline = DocumentStructure.outline(entries: entries, headings: documents[d].headings,
                                                     baseDepth: entries.map(\.depth).min() ?? previousDepth)
+            if let matter = documents[d].matter { DocumentStructure.mark(&outline, asMatter: matter) }
             let units = DocumentStructure.units(documents[d].units, text: documents[d].text, outline: outline,
                                                 baseDepth: (outline.map(\.mark.depth).min() ?? previousDepth) + 1, carried: &carried)
             documents[d].marks = dayEntries.adding(to: outline + units, text: documents[d].text)

@@ -33,6 +33,8 @@ final class MarkupUnitCollector {
     }
 
     private(set) var units: [Unit] = []
+    /// Whether the document is front or back matter, and which (it sees every epub:type too).
+    private(set) var matter = DocumentMatter()
     /// Open elements: name, and the unit it opened (an index into `units`) if any.
     private var stack: [(name: String, unit: Int?)] = []
     private var openUnits: [Int] = []
@@ -59,6 +61,7 @@ final class MarkupUnitCollector {
     }
 
     func start(_ name: String, epubType: String?, datetime: String?, at offset: Int) {
+        matter.see(name, epubType: epubType)
         var opened: Int? = nil
         // An untyped blockquote may be a document of its own: a unit if a header opens in it.
         let kind = epubType.flatMap(Self.kind) ?? (name == "blockquote" ? .document : nil)

@@ -599,6 +599,40 @@ final class StructureTests: XCTestCase {
         XCTAssertEqual(kind("Mix Me a Drink"), "- -")
     }
 
+    /// Front and back matter as the markup marks it (a body typed "frontmatter"
+    /// or "backmatter", its section typed "introduction", "afterword"): the
+    /// document's units take that kind, whatever their title says. A section
+    /// typed so in the book's own body, a title "Introduction" without the
+    /// markup, and an appendix keep the kind their titles give.
+    func testFrontAndBackMatterTakeTheKindTheMarkupGives() throws {
+        func page(_ body: String, type: String) -> String {
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>T</title></head>
+            <body epub:type="\(type)">\(body)</body></html>
+            """
+        }
+        let chapters = [
+            ("intro.xhtml", page("<section epub:type=\"introduction\"><h2>Particulars of the Life</h2><p>He was born in 1633.</p></section>",
+                                 type: "frontmatter z3998:non-fiction")),
+            ("own-intro.xhtml", page("<section epub:type=\"introduction\"><h2>Introduction</h2><p>I begin my diary.</p></section>",
+                                     type: "bodymatter")),
+            ("plain.xhtml", xhtml("<h2>Introduction</h2><p>No markup says whose this is.</p>")),
+            ("c1.xhtml", page("<section epub:type=\"chapter\"><h2>January 1660</h2><p>Blessed be God.</p></section>", type: "bodymatter")),
+            ("after.xhtml", page("<section epub:type=\"afterword\"><h2>Afterword</h2><p>The diary ends.</p></section>", type: "backmatter")),
+            ("app.xhtml", page("<section epub:type=\"appendix\"><h2>Appendix</h2><p>Tables.</p></section>", type: "backmatter")),
+        ]
+        let nav = "<nav epub:type=\"toc\"><ol>" + [("intro", "Particulars of the Life"), ("own-intro", "Introduction"), ("plain", "Introduction"),
+                                                  ("c1", "January 1660"), ("after", "Afterword"), ("app", "Appendix")]
+            .map { "<li><a href=\"\($0.0).xhtml\">\($0.1)</a></li>" }.joined() + "</ol></nav>"
+        let dir = TempDir()
+        let path = dir.write("m.epub", makeEPUB(chapters: chapters, nav: nav))
+        let units = try outline(try parseFile(path).1).units
+        XCTAssertEqual(units.map(\.title), ["Particulars of the Life", "Introduction", "Introduction", "January 1660", "Afterword", "Appendix"])
+        XCTAssertEqual(units.map(\.kind), ["introduction", nil, nil, nil, "afterword", nil])
+        XCTAssertEqual(units[3].dateFrom, "1660-01")
+    }
+
     /// The long books in ../shared, when present.
     func testLongBooks() throws {
         let folder = repositoryRoot + "/../shared/books/long"
@@ -613,6 +647,9 @@ final class StructureTests: XCTestCase {
         XCTAssertTrue(dracula.contains { $0.dateFrom == "--05-03" && $0.voice == "Jonathan Harker" && $0.place == "Bistritz" })
         let beagle = try units("voyage-of-the-beagle")
         XCTAssertTrue(beagle.contains { $0.kind == "chapter" && $0.title.contains("Rio de Janeiro") })
+        XCTAssertTrue(beagle.contains { $0.kind == "preface" && $0.title == "Preface" })
+        let moby = try units("moby-dick")
+        XCTAssertEqual(moby.filter { $0.kind == "preamble" }.map(\.title), ["Etymology", "Extracts"])
         let walden = try units("walden")
         XCTAssertTrue(walden.contains { $0.title == "Economy" })
     }

@@ -189,6 +189,46 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(asked.first?.chunkIndex, 6, "a question about the notes keeps them")
     }
 
+    /// An edition's introduction, marked as front matter (kind "introduction"),
+    /// retells the book's events in a modern voice and names its author, where
+    /// the diary says "I": hybrid ranks it after the diary's own text, unless the
+    /// question names the introduction or a word of its title other than the
+    /// book's own ("Pepys").
+    func testHybridPutsTheEditorsIntroductionAfterTheBook() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/intro.db")
+        let indexer = Indexer(library: library)
+        let passages: [(start: Int, end: Int, text: String)] = [
+            (1, 1, "Particulars of the Life of Samuel Pepys. When the Great Fire of London came in 1666, Pepys buried his wine "
+                + "and a Parmesan cheese in a pit in the garden at Seething Lane, and carried his money and his diary away by boat."),
+            (2, 2, "Up betimes, and to the office, where we sat all the morning about the business of the Navy and the victualling of the fleet."),
+            (3, 3, "Sir W. Pen and I to Tower Street, and there dug another pit, and put our wine in it; and I my Parmazan cheese, "
+                + "as well as my wine and some other things, the fire still raging in the City."),
+            (4, 4, "To the King's playhouse, and saw a new play, very indifferently acted, and so home to supper and to bed."),
+        ]
+        for var record in records("The Diary of Samuel Pepys", ["Samuel Pepys"], passages, encoder: encoder) {
+            if case .page(var p) = record, p.page == 1 || p.page == 2 {
+                let mark = p.page == 1 ? StructureMark(at: 0, depth: 0, kind: "introduction", title: "Particulars of the Life of Samuel Pepys")
+                                       : StructureMark(at: 0, depth: 0, title: "September 1666")
+                p.extra["structure"] = .array([mark.json])
+                record = .page(p)
+            }
+            try indexer.add(record)
+        }
+        try indexer.finish()
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        let question = "What did Pepys bury in the garden during the Great Fire of London, besides his wine?"
+        XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 4, mode: .text)).first?.chunkIndex, 0, "full text: the introduction first")
+        let hybrid = try engine.search(SearchQuery(text: question, k: 4, mode: .hybrid))
+        XCTAssertEqual(hybrid.first?.chunkIndex, 2, "the diary's own day")
+        XCTAssertEqual(hybrid.last?.chunkIndex, 0, "after every passage of the diary")
+        for asked in ["In the introduction, what did Pepys bury in the garden during the Great Fire?",
+                      "In the Particulars of his life, what did Pepys bury during the Great Fire of London?"] {
+            XCTAssertEqual(try engine.search(SearchQuery(text: asked, k: 4, mode: .hybrid)).first?.chunkIndex, 0, asked)
+        }
+    }
+
     /// A plain text's Project Gutenberg header lies before its first chapter, in no
     /// unit: in a book with structure too, its licence words make it the publisher's.
     func testHybridPutsALicenceBeforeTheFirstUnitAfterTheBook() throws {
