@@ -164,6 +164,8 @@ final class HTMLTextExtractor {
     var markupUnits: MarkupUnitCollector?
 
     private var skipDepth = 0
+    /// Inside a note reference (NoteReference): its number is not the text's.
+    private var inNoteref = false
     private var preDepth = 0
     private var inTitle = false
     private var inHead = false
@@ -244,6 +246,26 @@ final class HTMLTextExtractor {
         title = String(decoding: titleBytes, as: UTF8.self).collapsedWhitespace
     }
 
+    /// A link to a note, as EPUB 3 and DPUB-ARIA mark it (epub:type="noteref",
+    /// role="doc-noteref"): a superscript number set against the word it
+    /// annotates ("the King's baker's<a>2956</a> house", "Rusticus<a>6</a>").
+    /// Kept, it glues to that word ("Rusticus6", "Virginalls2961"), which full
+    /// text then cannot find and the model reads as another word; an annotated
+    /// edition marks its names, places and rare things, the very words a
+    /// question recalls. The note itself stays where the book keeps it.
+    static func isNoteref(_ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> Bool {
+        guard var p = attrs else { return false }
+        while let key = p.pointee {
+            if let value = (p + 1).pointee {
+                let v = UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self)
+                if strcmp(key, "epub:type") == 0, strstr(v, "noteref") != nil { return true }
+                if strcmp(key, "role") == 0, strcmp(v, "doc-noteref") == 0 { return true }
+            }
+            p += 2
+        }
+        return false
+    }
+
     private func attributes(_ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ body: (String, String) -> Void) {
         guard var p = attrs else { return }
         while let key = p.pointee {
@@ -265,6 +287,8 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth += 1 }
             return
         }
+        if inNoteref { return }
+        if name == "a" && Self.isNoteref(attrs) { inNoteref = true; return }
         if let markupUnits {
             // Only two attributes matter: compared as C strings, not made into Strings.
             var epubType: String?, datetime: String?
@@ -313,6 +337,10 @@ final class HTMLTextExtractor {
             if case .skip = tag { skipDepth -= 1 }
             return
         }
+        if inNoteref {
+            if name == "a" { inNoteref = false }
+            return
+        }
         markupUnits?.end(name, at: text.count)
         switch tag {
         case .head: inHead = false; inTitle = false
@@ -332,7 +360,7 @@ final class HTMLTextExtractor {
     }
 
     private func characters(_ chars: UnsafeBufferPointer<UInt8>) {
-        if skipDepth > 0 { return }
+        if skipDepth > 0 || inNoteref { return }
         if inTitle { titleBytes.append(contentsOf: chars); return }
         if inHead { return }
         if preDepth > 0 {

@@ -315,6 +315,24 @@ final class NotesTests: XCTestCase {
         XCTAssertEqual(try parseFile(dir.write("n.md", md)).1.map(\.text), ["Text with a note. More.\n\nThe note words."])
     }
 
+    /// A note reference's number is not the text's: kept, it glues to the word it
+    /// annotates ("Rusticus6", "Virginalls2961"), which full text cannot find. The
+    /// note itself stays; a plain link, and a number the text writes, stay too.
+    func testNoteReferencesLeaveTheirWordsWhole() throws {
+        let dir = TempDir()
+        let chapter = xhtml("""
+            <p>From Rusticus<a href="endnotes.xhtml#note-6" id="noteref-6" epub:type="noteref">6</a> I received the impression.</p>
+            <p>A pair of Virginalls<a href="n.xhtml#note-2961" epub:type="noteref"><sup>2961</sup></a> in it, and 300 houses.</p>
+            <p>Pandoc's kind<a href="#fn1" class="footnote-ref" id="fnref1" role="doc-noteref"><sup>1</sup></a> too; <a href="c2.xhtml">a link</a> stays.</p>
+            """)
+        let notes = xhtml("<section epub:type=\"endnotes\"><ol><li id=\"note-6\"><p>Junius Rusticus, a Stoic.</p></li></ol></section>")
+        let pages = try parseFile(dir.write("n.epub", makeEPUB(chapters: [("c.xhtml", chapter), ("endnotes.xhtml", notes)]))).1
+        XCTAssertEqual(pages.map(\.text), ["From Rusticus I received the impression.\n\nA pair of Virginalls in it, and 300 houses.\n\n"
+                                           + "Pandoc's kind too; a link stays.", "Junius Rusticus, a Stoic."])
+        let html = "<html><body><p>Word<a href=\"#fn1\" role=\"doc-noteref\"><sup>1</sup></a> end.</p></body></html>"
+        XCTAssertEqual(try parseFile(dir.write("n.html", html)).1.map(\.text), ["Word end."])
+    }
+
     func testXHTMLSelfClosingTitleDoesNotSwallowTheBody() throws {
         let dir = TempDir()
         let chapter = "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title/></head><body><p>Body survives.</p><div/><p>After.</p></body></html>"
