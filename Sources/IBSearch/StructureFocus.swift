@@ -364,7 +364,7 @@ public enum StructureFocus {
     /// Words before which a question's next word says where ("in Economy").
     static let locating: Set<String> = ["in", "at", "during", "near", "from", "on"]
     /// Words after which the word before names a part ("the Galapagos chapter", "Mina's journal").
-    static let partNouns: Set<String> = ["chapter", "journal", "diary", "letter", "essay", "section", "scene", "memorandum", "log"]
+    static let partNouns: Set<String> = ["chapter", "journal", "diary", "letter", "essay", "section", "scene", "memorandum", "log", "poem", "story", "tale", "sonnet", "ode", "song", "speech", "sermon", "soliloquy"]
 
     /// The question's words that it uses to place the moment: the first content
     /// word after "in", "at", "during"... (skipping "the", "a", a possessive's "s"),

@@ -200,6 +200,11 @@ final class StructureFocusTests: XCTestCase {
         // A title's word the question does not use to say where places nothing.
         XCTAssertEqual(ranges("the bean patch he hoed", essays, chunks: 100), [])
         XCTAssertEqual(ranges("in the essay", essays, chunks: 100), [])
+        // A collection's works are named the same way: "the spider poem", "the Blue Carbuncle story".
+        let poems = ["One's-Self I Sing", "A Noiseless Patient Spider", "O Captain! My Captain!", "The Adventure of the Blue Carbuncle"]
+            .enumerated().map { unit($0.offset, title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        XCTAssertEqual(ranges("the spider poem, where the soul flings out filament after filament", poems, chunks: 40).map(\.chunks), [10...19])
+        XCTAssertEqual(ranges("the carbuncle story, where the goose is bought", poems, chunks: 40).map(\.chunks), [30...39])
     }
 
     /// A word after "in" written in lower case names a chapter only with another
