@@ -313,7 +313,12 @@ public struct QueryReferences: Sendable, Equatable {
         if let found = dayBeforeMonth(w, at: i) { return found }
         // A year on its own ("in 1835"), not a page or chapter number.
         if let years = year(w[i]), !["page", "p", "pp", "chapter", "no", "number"].contains(word(w, i - 1)) {
-            let third = yearThird(w, before: i)
+            // "the end of the year 1661" reads as "the end of 1661".
+            let k = word(w, i - 1) != "year" ? i : (word(w, i - 2) == "the" ? i - 2 : i - 1)
+            if let (from, to) = yearDays(w, before: k) {
+                return (DateReference(years: years, from: from, to: to, day: nil, precise: from == to), i + 1)
+            }
+            let third = yearThird(w, before: k)
             return (DateReference(years: years, from: third?.from, to: third?.to, day: nil, precise: false), i + 1)
         }
         // A decade: "in the 1660s", "the 1830's".
@@ -353,6 +358,22 @@ public struct QueryReferences: Sendable, Equatable {
         if before == "mid" || (before == "of" && before2 == "middle") { return .middle }
         if before == "late" || (before == "of" && ["end", "close"].contains(before2)) { return .late }
         return nil
+    }
+
+    /// "the last day of 1662", "the first week of 1663", "the second half of
+    /// 1665": the days of the year the words before word `i` name, as mmdd
+    /// (a diary's reckoning of the year falls on its last day).
+    static func yearDays(_ w: [String], before i: Int) -> (from: Int, to: Int)? {
+        guard word(w, i - 1) == "of" else { return nil }
+        let what = word(w, i - 2), which = word(w, i - 3)
+        let first = which == "first" || which == "opening", last = ["last", "final", "closing"].contains(which)
+        switch what {
+        case "day": return first ? (101, 101) : last ? (1231, 1231) : nil
+        case "week": return first ? (101, 107) : last ? (1225, 1231) : nil
+        case "month": return first ? (101, 131) : last ? (1201, 1231) : nil
+        case "half": return first ? (101, 630) : last || which == "second" ? (701, 1231) : nil
+        default: return nil
+        }
     }
 
     /// A year's third as a month-day span (nil: the whole year).
@@ -544,6 +565,7 @@ public struct QueryReferences: Sendable, Equatable {
     /// "the very end"; not "the end of May" (a date) nor "in the end" (an idiom).
     static func position(_ w: [String], at i: Int) -> (ClosedRange<Double>, Int)? {
         if let found = wayThrough(w, at: i) { return found }
+        if let found = extremeUnits(w, at: i) { return found }
         let lead = w[i]
         guard ["at", "near", "towards", "toward", "by", "in", "during", "early", "late", "halfway", "midway"].contains(lead) else { return nil }
         if lead == "early" || lead == "late" {
@@ -577,12 +599,39 @@ public struct QueryReferences: Sendable, Equatable {
             let what = word(w, j + 1) == "the" ? word(w, j + 2) : word(w, j + 1)
             // "the end of May", "the start of spring": a date, read by date().
             if CalendarWords.months[what] != nil || CalendarWords.seasons[what] != nil || year(what) != nil { return nil }
+            // "the end of Book III": the position within that part (the part itself is read next).
+            if part(w, at: j + 1) != nil { return (range, j + 1) }
             if workWords.contains(what) { return (range, j + (word(w, j + 1) == "the" ? 3 : 2)) }
             // "the end of chapter 3": the position within that part (the part itself is read next).
             if partKinds[what] != nil { return (range, j + 1) }
             return nil
         }
         return (range, j)
+    }
+
+    /// Words for the smallest stretches of a book, which readers count from either end.
+    static let stretchWords: Set<String> = ["entry", "entries", "page", "pages", "lines", "paragraph", "paragraphs", "words",
+                                             "day", "days", "week", "weeks"]
+
+    /// "in the last entry", "on the final pages", "in the first entry of the
+    /// diary", "the last weeks of the journal": the book's first or last
+    /// twentieth; not "the last days of May" (a date) nor "the last chapter" (a part).
+    static func extremeUnits(_ w: [String], at i: Int) -> (ClosedRange<Double>, Int)? {
+        guard ["in", "on", "at", "during", "near"].contains(w[i]), word(w, i + 1) == "the" else { return nil }
+        var j = i + 2
+        if word(w, j) == "very" { j += 1 }
+        let which = word(w, j)
+        let range: ClosedRange<Double>
+        if ["first", "opening"].contains(which) { range = 0...0.05 }
+        else if ["last", "final", "closing"].contains(which) { range = 0.95...1 }
+        else { return nil }
+        guard stretchWords.contains(word(w, j + 1)) else { return nil }
+        j += 2
+        guard word(w, j) == "of" else { return (range, j) }
+        if part(w, at: j + 1) != nil { return (range, j + 1) }   // "the last pages of Book III"
+        let determined = ["the", "his", "her", "their", "this"].contains(word(w, j + 1))
+        let what = word(w, determined ? j + 2 : j + 1)
+        return workWords.contains(what) ? (range, j + (determined ? 3 : 2)) : nil
     }
 
     /// Words of a share of the book, and how many parts they cut it into.

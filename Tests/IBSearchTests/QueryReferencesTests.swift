@@ -186,6 +186,28 @@ final class QueryReferencesTests: XCTestCase {
         let withinPart = QueryReferences.parse("at the end of chapter 3")
         XCTAssertEqual(withinPart.position, 0.85...1)
         XCTAssertEqual(withinPart.parts, [[PartStep(kind: "chapter", number: 3)]])
+        // "Book" is a part and a word for the whole work: with its number, the part.
+        let withinBook = QueryReferences.parse("Near the end of Book III, where does he admit it?")
+        XCTAssertEqual(withinBook.position, 0.85...1)
+        XCTAssertEqual(withinBook.parts, [[PartStep(kind: "book", number: 3)]])
+        XCTAssertEqual(QueryReferences.parse("near the end of the book").parts, [])
+    }
+
+    /// The first or last entries, pages, weeks of a diary or book: its first or
+    /// last twentieth, or of the part named; not a month's last days, not a part.
+    func testFirstAndLastStretches() {
+        XCTAssertEqual(QueryReferences.parse("In the last entry of the diary, what does he fear?").position, 0.95...1)
+        XCTAssertEqual(QueryReferences.parse("in the final entries of his journal").position, 0.95...1)
+        XCTAssertEqual(QueryReferences.parse("On the last page, what does he write?").position, 0.95...1)
+        XCTAssertEqual(QueryReferences.parse("In the first entry, where was he living?").position, 0...0.05)
+        let inPart = QueryReferences.parse("In the last pages of Book III, where does he admit it?")
+        XCTAssertEqual(inPart.position, 0.95...1)
+        XCTAssertEqual(inPart.parts, [[PartStep(kind: "book", number: 3)]])
+        let days = QueryReferences.parse("In the last days of May 1665")
+        XCTAssertNil(days.position)
+        XCTAssertEqual(days.dates.first?.years, 1665...1665)
+        XCTAssertNil(QueryReferences.parse("In the last chapter, who dies?").position)
+        XCTAssertNil(QueryReferences.parse("in the first entry of his ledger").position, "not the work")
     }
 
     func testQuotedPhrases() {
@@ -222,6 +244,16 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(date("the last week of February")?.from, 223)
         XCTAssertEqual(date("in the second half of May")?.from, 516)
         XCTAssertNil(QueryReferences.parse("in the second half of May").position)
+        // A day, week or half of a year, and "the year" before its number: a diary's year-end reckoning.
+        let reckoning = date("On the last day of the year 1663, what is he worth?")
+        XCTAssertEqual(reckoning?.years, 1663...1663); XCTAssertEqual(reckoning?.from, 1231); XCTAssertEqual(reckoning?.precise, true)
+        XCTAssertEqual(date("on the first day of 1661")?.to, 101)
+        XCTAssertEqual(date("in the first week of 1663")?.to, 107)
+        XCTAssertEqual(date("in the last month of 1664")?.from, 1201)
+        XCTAssertEqual(date("in the first half of 1665")?.to, 630)
+        XCTAssertEqual(date("By the end of the year 1661, what had he saved?")?.from, 901)
+        XCTAssertEqual(date("at the start of the year 1667")?.to, 430)
+        XCTAssertNil(date("in the year 1662")?.from, "the whole year")
     }
 
     func testMovableFeastsAndSaintsDays() {
