@@ -574,6 +574,8 @@ public struct QueryReferences: Sendable, Equatable {
             if word(w, i + 1) == "in", word(w, i + 2) == "the", workWords.contains(word(w, i + 3)) {
                 return (lead == "early" ? 0...0.2 : 0.8...1, i + 4)
             }
+            // "early in Book II", "late in Act 3": within that part (the part itself is read next).
+            if word(w, i + 1) == "in", part(w, at: i + 2) != nil { return (lead == "early" ? 0...0.2 : 0.8...1, i + 2) }
             return nil
         }
         if lead == "halfway" || lead == "midway" {
@@ -589,6 +591,7 @@ public struct QueryReferences: Sendable, Equatable {
         case "end", "close", "finish": range = very ? 0.95...1 : 0.85...1
         case "middle": range = 0.35...0.65
         default:
+            if !very, let (found, last) = fewParts(w, at: j) { range = found; j = last; break }
             guard !very, let share = share(w, at: j) else { return nil }
             range = share; j += 1
         }
@@ -599,14 +602,28 @@ public struct QueryReferences: Sendable, Equatable {
             let what = word(w, j + 1) == "the" ? word(w, j + 2) : word(w, j + 1)
             // "the end of May", "the start of spring": a date, read by date().
             if CalendarWords.months[what] != nil || CalendarWords.seasons[what] != nil || year(what) != nil { return nil }
-            // "the end of Book III": the position within that part (the part itself is read next).
-            if part(w, at: j + 1) != nil { return (range, j + 1) }
+            // "the end of Book III", "the start of the second act": the position within
+            // that part (the part itself is read next).
+            if part(w, at: j + 1) != nil || (word(w, j + 1) == "the" && part(w, at: j + 2) != nil) { return (range, j + 1) }
             if workWords.contains(what) { return (range, j + (word(w, j + 1) == "the" ? 3 : 2)) }
             // "the end of chapter 3": the position within that part (the part itself is read next).
             if partKinds[what] != nil { return (range, j + 1) }
             return nil
         }
         return (range, j)
+    }
+
+    /// "the first few chapters", "the early chapters", "the closing chapters",
+    /// "the final scenes": the book's first or last stretch, as "the start" and
+    /// "the end" are (the index of the plural's word). A singular ("the last
+    /// chapter") is a part.
+    static func fewParts(_ w: [String], at j: Int) -> (ClosedRange<Double>, Int)? {
+        let which = word(w, j)
+        let k = word(w, j + 1) == "few" ? j + 2 : j + 1
+        guard ["chapters", "parts", "scenes", "acts", "books", "sections", "letters", "entries"].contains(word(w, k)) else { return nil }
+        if ["first", "early", "earliest"].contains(which) { return (0...0.15, k) }
+        if ["last", "final", "closing", "late", "later", "latter"].contains(which) { return (0.85...1, k) }
+        return nil
     }
 
     /// Words for the smallest stretches of a book, which readers count from either end.

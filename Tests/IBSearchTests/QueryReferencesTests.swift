@@ -191,6 +191,21 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(withinBook.position, 0.85...1)
         XCTAssertEqual(withinBook.parts, [[PartStep(kind: "book", number: 3)]])
         XCTAssertEqual(QueryReferences.parse("near the end of the book").parts, [])
+        // A part counted with an ordinal, and "early in" or "late in" a part.
+        let secondAct = QueryReferences.parse("At the beginning of the second act, who enters?")
+        XCTAssertEqual(secondAct.position, 0...0.15)
+        XCTAssertEqual(secondAct.parts, [[PartStep(kind: "act", number: 2)]])
+        let early = QueryReferences.parse("Early in Book IX, where does Marcus observe it?")
+        XCTAssertEqual(early.position, 0...0.2)
+        XCTAssertEqual(early.parts, [[PartStep(kind: "book", number: 9)]])
+        XCTAssertEqual(QueryReferences.parse("Late in Book X, what does he say?").position, 0.8...1)
+        // The first or last few chapters: the book's start or end; one chapter is a part.
+        XCTAssertEqual(QueryReferences.parse("In the first few chapters, who arrives?").position, 0...0.15)
+        XCTAssertEqual(QueryReferences.parse("in the early chapters").position, 0...0.15)
+        XCTAssertEqual(QueryReferences.parse("In the final chapters of the novel").position, 0.85...1)
+        let one = QueryReferences.parse("In the last chapter, who dies?")
+        XCTAssertNil(one.position)
+        XCTAssertEqual(one.parts, [[PartStep(kind: "chapter", number: -1)]])
     }
 
     /// The first or last entries, pages, weeks of a diary or book: its first or
