@@ -64,7 +64,12 @@ public enum CalendarWords {
         (["michaelmas"], 929, 929), (["halloween"], 1031, 1031), (["all", "hallows"], 1031, 1101),
         (["all", "saints'", "day"], 1101, 1101), (["all", "souls'", "day"], 1102, 1102),
         (["guy", "fawkes"], 1105, 1105), (["bonfire", "night"], 1105, 1105), (["martinmas"], 1111, 1111),
+        (["midwinter", "day"], 1221, 1221), (["midwinter"], 1215, 1231), (["dog", "days"], 703, 811),
     ]
+
+    /// Words a named day may carry after its name before a year: "Easter Day
+    /// 1662", "Guy Fawkes night 1660", "All Hallows' Eve 1663".
+    public static let namedDayTails: Set<String> = ["day", "sunday", "night", "eve", "morning", "evening"]
 
     /// Number words to 31 and the tens beyond ("twenty-one" is read as two words).
     public static let cardinals: [String: Int] = [

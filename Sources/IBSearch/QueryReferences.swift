@@ -432,6 +432,8 @@ public struct QueryReferences: Sendable, Equatable {
             guard named.words.indices.allSatisfy({ k in (w[i + k] == "saint" ? "st" : w[i + k]) == named.words[k] }) else { continue }
             var date = DateReference(years: nil, from: named.from, to: named.to, day: nil, precise: named.from == named.to)
             var next = i + named.words.count
+            if CalendarWords.namedDayTails.contains(word(w, next)), year(word(w, next + 1)) != nil
+                || (word(w, next + 1) == "of" && year(word(w, next + 2)) != nil) { next += 1 }
             if let (years, after) = trailingYear(w, after: next) { date.years = years; next = after }
             return (date, next)
         }

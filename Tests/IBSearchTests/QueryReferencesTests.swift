@@ -62,6 +62,16 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(eve?.from, 1224); XCTAssertEqual(eve?.precise, true)
         XCTAssertEqual(date("the May Day festivities")?.from, 501)
         XCTAssertEqual(date("St. George's Eve at the inn")?.from, 422)
+        // A feast's name with "Day", "night" or "Eve" after it, then its year: one date.
+        for (text, from, year) in [("On Easter Day 1662, where did he go to church?", 322, 1662),
+                                   ("On Guy Fawkes night 1660, what did he see?", 1105, 1660),
+                                   ("On All Hallows' Eve 1663, who came?", 1031, 1663)] {
+            let refs = QueryReferences.parse(text)
+            XCTAssertEqual(refs.dates.count, 1, text)
+            XCTAssertEqual(refs.dates.first?.from, from, text); XCTAssertEqual(refs.dates.first?.years, year...year, text)
+        }
+        XCTAssertEqual(date("in midwinter 1665")?.from, 1215)
+        XCTAssertEqual(date("in the dog days of 1665")?.to, 811)
     }
 
     func testWordsThatOnlyLookLikeDates() {
