@@ -645,8 +645,11 @@ public struct QueryReferences: Sendable, Equatable {
         else if ["last", "final", "closing"].contains(which) { range = 0.95...1 }
         else { return nil }
         guard stretchWords.contains(word(w, j + 1)) else { return nil }
+        // "the last days before the battle" is a time in the story: days and weeks
+        // count from the book's end only when the book is named ("of the diary").
+        let ofTheWorkOnly = ["day", "days", "week", "weeks"].contains(word(w, j + 1))
         j += 2
-        guard word(w, j) == "of" else { return (range, j) }
+        guard word(w, j) == "of" else { return ofTheWorkOnly ? nil : (range, j) }
         if part(w, at: j + 1) != nil { return (range, j + 1) }   // "the last pages of Book III"
         let determined = ["the", "his", "her", "their", "this"].contains(word(w, j + 1))
         let what = word(w, determined ? j + 2 : j + 1)

@@ -232,6 +232,8 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertNil(days.position)
         XCTAssertEqual(days.dates.first?.years, 1665...1665)
         XCTAssertNil(QueryReferences.parse("In the last chapter, who dies?").position)
+        XCTAssertEqual(QueryReferences.parse("In the last weeks of the diary, what does he fear?").position, 0.95...1)
+        XCTAssertNil(QueryReferences.parse("in the last days before the battle").position, "a time in the story")
         XCTAssertNil(QueryReferences.parse("in the first entry of his ledger").position, "not the work")
     }
 
