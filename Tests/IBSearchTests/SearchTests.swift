@@ -156,20 +156,14 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(edition.first?.chunkIndex, 0, "a question about the edition keeps it")
     }
 
-    /// The editor's note on a passage holds its words and its subject, and full text
-    /// and the vector both rank it first; hybrid puts it after the book's own text,
-    /// unless the question asks about the notes.
-    func testHybridPutsTheEditorsNotesAfterTheBook() throws {
+    /// An engine over one book of `passages` whose pages in `marks` start a unit (no thesaurus).
+    func engine(_ name: String, _ title: String, _ authors: [String], _ passages: [(start: Int, end: Int, text: String)],
+                marks: [Int: StructureMark]) throws -> SearchEngine {
         let encoder = try model()
-        let library = try Library.open(path: directory + "/notes.db")
+        let library = try Library.open(path: directory + "/\(name).db")
         let indexer = Indexer(library: library)
-        let note = "Note on the speckled band: the swamp adder, the deadliest snake in India, sent through the ventilator, "
-            + "is no real snake; no swamp adder of India climbs a bell-rope to a ventilator or answers a whistle."
-        let passages = Self.english + [(start: 9, end: 9, text: note)]
-        for var record in records("The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], passages, encoder: encoder) {
-            if case .page(var p) = record, p.page == 1 || p.page == 9 {
-                let mark = p.page == 1 ? StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I")
-                                       : StructureMark(at: 0, depth: 0, title: "Endnotes")
+        for var record in records(title, authors, passages, encoder: encoder) {
+            if case .page(var p) = record, let mark = marks[p.page] {
                 p.extra["structure"] = .array([mark.json])
                 record = .page(p)
             }
@@ -178,6 +172,18 @@ final class SearchEngineTests: XCTestCase {
         try indexer.finish()
         let engine = SearchEngine(library: library, encoder: encoder)
         engine.thesaurus = nil
+        return engine
+    }
+
+    /// The editor's note on a passage holds its words and its subject, and full text
+    /// and the vector both rank it first; hybrid puts it after the book's own text,
+    /// unless the question asks about the notes.
+    func testHybridPutsTheEditorsNotesAfterTheBook() throws {
+        let note = "Note on the speckled band: the swamp adder, the deadliest snake in India, sent through the ventilator, "
+            + "is no real snake; no swamp adder of India climbs a bell-rope to a ventilator or answers a whistle."
+        let engine = try engine("notes", "The Adventures of Sherlock Holmes", ["Arthur Conan Doyle"], Self.english + [(start: 9, end: 9, text: note)],
+                                marks: [1: StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I"),
+                                        9: StructureMark(at: 0, depth: 0, title: "Endnotes")])
         let question = "the swamp adder, the deadliest snake in India, sent through the ventilator"
         XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .text)).first?.chunkIndex, 6, "full text: the note first")
         XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .vector)).first?.chunkIndex, 6, "vector: the note first")
@@ -195,9 +201,6 @@ final class SearchEngineTests: XCTestCase {
     /// question names the introduction or a word of its title other than the
     /// book's own ("Pepys").
     func testHybridPutsTheEditorsIntroductionAfterTheBook() throws {
-        let encoder = try model()
-        let library = try Library.open(path: directory + "/intro.db")
-        let indexer = Indexer(library: library)
         let passages: [(start: Int, end: Int, text: String)] = [
             (1, 1, "Particulars of the Life of Samuel Pepys. When the Great Fire of London came in 1666, Pepys buried his wine "
                 + "and a Parmesan cheese in a pit in the garden at Seething Lane, and carried his money and his diary away by boat."),
@@ -206,18 +209,9 @@ final class SearchEngineTests: XCTestCase {
                 + "as well as my wine and some other things, the fire still raging in the City."),
             (4, 4, "To the King's playhouse, and saw a new play, very indifferently acted, and so home to supper and to bed."),
         ]
-        for var record in records("The Diary of Samuel Pepys", ["Samuel Pepys"], passages, encoder: encoder) {
-            if case .page(var p) = record, p.page == 1 || p.page == 2 {
-                let mark = p.page == 1 ? StructureMark(at: 0, depth: 0, kind: "introduction", title: "Particulars of the Life of Samuel Pepys")
-                                       : StructureMark(at: 0, depth: 0, title: "September 1666")
-                p.extra["structure"] = .array([mark.json])
-                record = .page(p)
-            }
-            try indexer.add(record)
-        }
-        try indexer.finish()
-        let engine = SearchEngine(library: library, encoder: encoder)
-        engine.thesaurus = nil
+        let engine = try engine("intro", "The Diary of Samuel Pepys", ["Samuel Pepys"], passages,
+                                marks: [1: StructureMark(at: 0, depth: 0, kind: "introduction", title: "Particulars of the Life of Samuel Pepys"),
+                                        2: StructureMark(at: 0, depth: 0, title: "September 1666")])
         let question = "What did Pepys bury in the garden during the Great Fire of London, besides his wine?"
         XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 4, mode: .text)).first?.chunkIndex, 0, "full text: the introduction first")
         let hybrid = try engine.search(SearchQuery(text: question, k: 4, mode: .hybrid))
