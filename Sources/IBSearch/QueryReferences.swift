@@ -600,18 +600,7 @@ public struct QueryReferences: Sendable, Equatable {
         if lead == "in" && word(w, j) == "end" { return nil }  // "in the end": an idiom
         if lead == "by" && word(w, j) != "end" { return nil }
         j += 1
-        if word(w, j) == "of" {
-            let what = word(w, j + 1) == "the" ? word(w, j + 2) : word(w, j + 1)
-            // "the end of May", "the start of spring": a date, read by date().
-            if CalendarWords.months[what] != nil || CalendarWords.seasons[what] != nil || year(what) != nil { return nil }
-            // "the end of Book III", "the start of the second act": the position within
-            // that part (the part itself is read next).
-            if part(w, at: j + 1) != nil || (word(w, j + 1) == "the" && part(w, at: j + 2) != nil) { return (range, j + 1) }
-            if workWords.contains(what) { return (range, j + (word(w, j + 1) == "the" ? 3 : 2)) }
-            // "the end of chapter 3": the position within that part (the part itself is read next).
-            if partKinds[what] != nil { return (range, j + 1) }
-            return nil
-        }
+        if word(w, j) == "of" { return afterOf(w, at: j).map { (range, $0) } }
         return (range, j)
     }
 
@@ -650,10 +639,21 @@ public struct QueryReferences: Sendable, Equatable {
         let ofTheWorkOnly = ["day", "days", "week", "weeks"].contains(word(w, j + 1))
         j += 2
         guard word(w, j) == "of" else { return ofTheWorkOnly ? nil : (range, j) }
-        if part(w, at: j + 1) != nil { return (range, j + 1) }   // "the last pages of Book III"
+        return afterOf(w, at: j).map { (range, $0) }
+    }
+
+    /// What the "of" at `j` after a place in the book names, and where reading
+    /// goes on: the book ("of the book", "of his journal": after it), or a part
+    /// ("of Book III", "of the second act", "of chapter 3": at the part, which is
+    /// read next, the position being within it). Nil for anything else: "the end
+    /// of May" is a date, "the first entry of his ledger" no place in the book.
+    static func afterOf(_ w: [String], at j: Int) -> Int? {
         let determined = ["the", "his", "her", "their", "this"].contains(word(w, j + 1))
         let what = word(w, determined ? j + 2 : j + 1)
-        return workWords.contains(what) ? (range, j + (determined ? 3 : 2)) : nil
+        if CalendarWords.months[what] != nil || CalendarWords.seasons[what] != nil || year(what) != nil { return nil }
+        if part(w, at: j + 1) != nil || (determined && part(w, at: j + 2) != nil) { return j + 1 }
+        if workWords.contains(what) { return j + (determined ? 3 : 2) }
+        return partKinds[what] != nil ? j + 1 : nil
     }
 
     /// Words of a share of the book, and how many parts they cut it into.

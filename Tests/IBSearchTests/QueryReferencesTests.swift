@@ -201,6 +201,11 @@ final class QueryReferencesTests: XCTestCase {
         XCTAssertEqual(withinBook.position, 0.85...1)
         XCTAssertEqual(withinBook.parts, [[PartStep(kind: "book", number: 3)]])
         XCTAssertEqual(QueryReferences.parse("near the end of the book").parts, [])
+        // Both readers of "of" (a place in the book, a stretch counted from an end) read it the same way.
+        XCTAssertEqual(QueryReferences.parse("near the end of his journal").position, 0.85...1)
+        let lastPagesOfAct = QueryReferences.parse("in the last pages of the second act")
+        XCTAssertEqual(lastPagesOfAct.position, 0.95...1)
+        XCTAssertEqual(lastPagesOfAct.parts, [[PartStep(kind: "act", number: 2)]])
         // A part counted with an ordinal, and "early in" or "late in" a part.
         let secondAct = QueryReferences.parse("At the beginning of the second act, who enters?")
         XCTAssertEqual(secondAct.position, 0...0.15)
