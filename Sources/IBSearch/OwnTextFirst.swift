@@ -2,7 +2,10 @@
 // - the publisher's pages (title page, imprint, colophon, licence, contents:
 //   BookMatter). A title page says the book's title and author, names a
 //   question often carries ("Claudius promises Laertes..." found Hamlet's
-//   imprint first in full text); it answers none of them.
+//   imprint first in full text); it answers none of them. So is a cast list
+//   or dedication whose chunk also holds the imprint's last lines (Hamlet's
+//   "Dramatis Personae", ranked second for that question): the cast list
+//   alone stays where it ranks.
 // - the editor's notes and index (BookMatter.apparatusTitles). They are dense
 //   with the book's names, places and dates, so a question that recalls a
 //   passage finds the note on it: in the tuning parts, 29 top-5 places of 741
@@ -20,6 +23,7 @@
 // preface, the introduction or a word of such a section's title ("the
 // Extracts") that section.
 import IBCore
+import IBStore
 
 extension SearchEngine {
     /// Words that ask about the edition rather than the book.
@@ -81,15 +85,24 @@ extension SearchEngine {
             if (moved.publisher && BookMatter.isPublisherMatter(section: path)) || (moved.apparatus && BookMatter.isApparatus(section: path)) {
                 return true
             }
+            // A cast list or dedication whose chunk also holds the imprint's tail (the
+            // chunker joins a short page to the next): Hamlet's "Dramatis Personae",
+            // which names every character a question may name.
+            if moved.publisher && BookMatter.isMatter(section: path), try soundsLikeMatter(c.ref) { return true }
             guard moved.prefatory, let unit else { return false }
             return try isUnnamedMatter(unit, in: units, bookID: c.bookID, question: moved.words)
         }
         guard moved.publisher else { return false }
-        if let known = matterCache[c.ref] { return known }
-        guard let chunk = try library.chunk(c.ref) else { return false }
+        return try soundsLikeMatter(c.ref)
+    }
+
+    /// Whether a chunk's text holds licence and imprint words (BookMatter.soundsLikeMatter), remembered.
+    func soundsLikeMatter(_ ref: ChunkRef) throws -> Bool {
+        if let known = matterCache[ref] { return known }
+        guard let chunk = try library.chunk(ref) else { return false }
         let matter = BookMatter.soundsLikeMatter(chunk.text)
         if matterCache.count >= 100_000 { matterCache = [:] }
-        matterCache[c.ref] = matter
+        matterCache[ref] = matter
         return matter
     }
 

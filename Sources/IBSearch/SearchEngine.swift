@@ -190,7 +190,7 @@ public final class SearchEngine {
     var readyAtScope: [String] = []
     /// Each book's structure as the focus reads it (FocusedSearch.structure).
     var structureCache: [String: [SearchSection]] = [:]
-    /// Whether a chunk of a book without structure reads as the publisher's (OwnTextFirst).
+    /// Whether a chunk's text reads as the publisher's (OwnTextFirst.soundsLikeMatter).
     var matterCache: [ChunkRef: Bool] = [:]
     /// The library's version the caches above were filled at: a book indexed
     /// again, or removed, between a server's searches changes its structure.

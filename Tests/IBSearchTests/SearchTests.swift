@@ -195,6 +195,37 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(asked.first?.chunkIndex, 6, "a question about the notes keeps them")
     }
 
+    /// A play's cast list names every character a question names; when the chunker
+    /// has joined the imprint's last lines to it (Hamlet's "Dramatis Personae"), it
+    /// is the publisher's page and goes after the play's own text in hybrid. A cast
+    /// list without licence words stays where it ranks.
+    func testHybridPutsACastListHoldingTheImprintAfterThePlay() throws {
+        let cast = "You can download this and other ebooks carefully produced for true book lovers at standardebooks.org. "
+            + "Dramatis Personae. Claudius, King of Denmark. Hamlet, son to the former King. Polonius, Lord Chamberlain. "
+            + "Laertes, son to Polonius. Gertrude, Queen of Denmark. Ophelia, daughter to Polonius."
+        let plainCast = "Dramatis Personae. Claudius, King of Denmark. Hamlet, son to the former King. Polonius, Lord Chamberlain. "
+            + "Laertes, son to Polonius. Gertrude, Queen of Denmark. Ophelia, daughter to Polonius."
+        let scenes: [(start: Int, end: Int, text: String)] = [
+            (2, 2, "King: Laertes, will you be ruled by me? I will work him to an exploit, now ripe in my device, under the which "
+                + "he shall not choose but fall; and for his death no wind of blame shall breathe, but even his mother shall uncharge the practice."),
+            (3, 3, "Horatio: The ghost walked again upon the platform at midnight, in the same figure, like the King that is dead."),
+        ]
+        let question = "Claudius tells Laertes of a plan to kill Hamlet so that even Gertrude will call it an accident"
+        for (name, text, moved) in [("cast-imprint", cast, true), ("cast-plain", plainCast, false)] {
+            let engine = try engine(name, "Hamlet", ["William Shakespeare"], [(start: 1, end: 1, text: text)] + scenes,
+                                    marks: [1: StructureMark(at: 0, depth: 0, title: "Dramatis Personae"),
+                                            2: StructureMark(at: 0, depth: 0, kind: "act", number: 4, title: "Act IV")])
+            XCTAssertEqual(try engine.search(SearchQuery(text: question, k: 3, mode: .text)).first?.section, ["Dramatis Personae"],
+                           "\(name): full text ranks the cast list first")
+            let hybrid = try engine.search(SearchQuery(text: question, k: 3, mode: .hybrid))
+            if moved {
+                XCTAssertEqual(hybrid.last?.section, ["Dramatis Personae"], "\(name): after the play's own text")
+            } else {
+                XCTAssertNotEqual(hybrid.last?.section, ["Dramatis Personae"], "\(name): a cast list alone stays where it ranks")
+            }
+        }
+    }
+
     /// An edition's introduction, marked as front matter (kind "introduction"),
     /// retells the book's events in a modern voice and names its author, where
     /// the diary says "I": hybrid ranks it after the diary's own text, unless the
