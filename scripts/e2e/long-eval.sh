@@ -36,4 +36,7 @@ trap 'rm -rf "$eight"' EXIT
 # The fifth readers' set (fresh questions on Dracula and Hamlet, nobody tuned on),
 # in the same library: hybrid only, a regression gate.
 "$root/scripts/eval/long" --set reader5 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader5/floors.json" || { echo "FAIL: fifth readers' evaluation"; exit 1; }
+# The sixth readers' set (short questions, 4-14 words, on all eight books, nobody tuned on),
+# in the same library: hybrid only, a regression gate.
+"$root/scripts/eval/long" --set reader6 --db "$eight/library.db" --no-ask --modes hybrid --check "$root/shared/fixtures/eval/reader6/floors.json" || { echo "FAIL: sixth readers' evaluation"; exit 1; }
 echo "e2e long-eval: ok"
