@@ -80,6 +80,9 @@ struct FocusPlan: Sendable {
     var words: [String]
     /// The words the question writes with a capital (StructureFocus.capitalisedWords).
     var capitalised: Set<String>?
+    /// The question's words a dictionary knows (the thesaurus): a title of such
+    /// words alone may be named without quotation marks (StructureFocus.wholeTitles).
+    var dictionaryWords: Set<String> = []
     var references: QueryReferences
     var books: [String]
     var known: [String: [SearchSection]]
@@ -107,14 +110,20 @@ extension SearchEngine {
     /// (or, in a scope of many books, only by words of titles).
     func focusPlan(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> FocusPlan? {
         let words = Self.plainWords(query.focusText ?? query.text)
-        guard StructureFocus.mayLocate(references, words: words) else { return nil }
+        let capitalised = StructureFocus.capitalisedWords(query.focusText ?? query.text)
+        // A run of capitalised words may be a chapter's whole title ("..., Beginning the World").
+        let titleRun = StructureFocus.capitalisedRun(words, capitalised: capitalised)
+        guard StructureFocus.mayLocate(references, words: words) || titleRun else { return nil }
         let books = scope?.books.map(\.id) ?? readyAtScope
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil
         guard !books.isEmpty, named || books.count <= Self.structureBookLimit else { return nil }
         var known: [String: [SearchSection]] = [:]
         for id in books { known[id] = structureCache[id] }
-        return FocusPlan(words: words, capitalised: StructureFocus.capitalisedWords(query.focusText ?? query.text),
-                         references: references, books: books, known: known)
+        var plan = FocusPlan(words: words, capitalised: capitalised, references: references, books: books, known: known)
+        if titleRun, let thesaurus {
+            plan.dictionaryWords = Set(StructureFocus.contentRun(words).filter { !thesaurus.synonyms(of: $0).isEmpty })
+        }
+        return plan
     }
 
     /// The focus `plan` finds in `units` (the structure of each of its books).
@@ -122,7 +131,8 @@ extension SearchEngine {
         let units = units.filter { !$0.value.isEmpty }
         guard !units.isEmpty || plan.references.position != nil else { return Focus([]) }
         let counts = try library.chunkCounts(bookIDs: plan.references.position != nil ? plan.books : Array(units.keys))
-        return Focus(StructureFocus.ranges(plan.references, words: plan.words, capitalised: plan.capitalised, units: units, chunkCounts: counts))
+        return Focus(StructureFocus.ranges(plan.references, words: plan.words, capitalised: plan.capitalised, dictionaryWords: plan.dictionaryWords,
+                                           units: units, chunkCounts: counts))
     }
 
     /// A book's structure, read once per engine (ib-mcp and ib-ask search many times).

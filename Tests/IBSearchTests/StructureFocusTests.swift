@@ -66,6 +66,33 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(QueryReferences.parse("\u{201C}Economy\u{201D} and \"The Bean-Field\"").quotedTitles, ["Economy", "The Bean-Field"])
     }
 
+    /// A title written out whole without quotation marks names its chapter when
+    /// the question writes its words with capitals and a dictionary knows them all:
+    /// "in The Whale Watch", "..., Beginning the World". A title of names ("Moby
+    /// Dick", "Lady Dedlock") is a person a question names for other reasons, and a
+    /// question in lower case says nothing by its case.
+    func testAWholeTitleWithoutQuotesNamesItsChapter() {
+        let titles = ["CXVI: The Dying Whale", "CXVII: The Whale Watch", "CXVIII: The Quadrant", "XLI: Moby Dick", "LXV: Beginning the World"]
+        let chapters = titles.enumerated().map { unit($0.offset, kind: "chapter", number: $0.offset + 1,
+                                                      title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
+        func named(_ question: String, known: Set<String>) -> [String] {
+            StructureFocus.wholeTitles(SearchEngine.plainWords(question), capitalised: StructureFocus.capitalisedWords(question),
+                                       dictionaryWords: known, in: chapters).map(\.title)
+        }
+        let dictionary: Set<String> = ["whale", "watch", "prophecy", "dying", "beginning", "world", "richard", "dick", "circles", "survivors"]
+        XCTAssertEqual(named("Fedallah's prophecy to Ahab in The Whale Watch", known: dictionary), ["CXVII: The Whale Watch"])
+        XCTAssertEqual(named("Richard weeps when Jarndyce forgives him, Beginning the World", known: dictionary), ["LXV: Beginning the World"])
+        XCTAssertEqual(named("Moby Dick circles the survivors", known: dictionary), [], "a title of names")
+        XCTAssertEqual(named("fedallah's prophecy in the whale watch", known: dictionary), [], "no capitals, no title")
+        XCTAssertEqual(named("Whale Watch: where Fedallah speaks", known: dictionary), ["CXVII: The Whale Watch"], "the first word's capital says nothing")
+        XCTAssertEqual(named("Fedallah in The Whale boat, on Watch", known: dictionary), [], "the title's words in a row")
+        XCTAssertEqual(named("Richard and Beginning the World reconciled", known: dictionary), [],
+                       "mid-question, not after in, at, chapter...: no section named")
+        XCTAssertTrue(StructureFocus.capitalisedRun(SearchEngine.plainWords("Higher Laws: Thoreau on fishing"),
+                                                    capitalised: StructureFocus.capitalisedWords("Higher Laws: Thoreau on fishing")))
+        XCTAssertFalse(StructureFocus.capitalisedRun(SearchEngine.plainWords("higher laws and fishing"), capitalised: nil))
+    }
+
     func testActAndSceneNarrowToOneScene() {
         let r = ranges("what does the queen say in Act 3, scene 4?", play, chunks: 200)
         XCTAssertEqual(named("what does the queen say in Act 3, scene 4?", play, chunks: 200), [110...119])
