@@ -486,7 +486,7 @@ public enum StructureFocus {
             // "CXVII: The Whale Watch": the number is the chapter's, not a word of its title.
             if let first = title.first, first.wholeMatch(of: romanNumeral) != nil { title.removeFirst() }
             var found = false
-            if title.count >= 2, Set(title).count == title.count, title.allSatisfy({ !honorifics.contains($0) }),
+            if title.count >= 2, title.count <= asked.count, Set(title).count == title.count, title.allSatisfy({ !honorifics.contains($0) }),
                title.allSatisfy({ (capitalised.contains($0) || $0 == words.first) && dictionaryWords.contains($0) }) {
                 for p in 0...(asked.count - title.count) where Array(asked[p..<(p + title.count)]) == title {
                     if namesASection(at: content[p], through: content[p + title.count - 1], in: words) { found = true; break }
