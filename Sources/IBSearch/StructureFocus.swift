@@ -438,10 +438,13 @@ public enum StructureFocus {
 
     nonisolated(unsafe) static let romanNumeral = #/m{0,4}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})/#
 
-    /// The content words of `words` (stop words, numbers and part words out), in order.
-    static func contentRun(_ words: [String]) -> [String] {
-        words.filter { $0.count >= 2 && !QueryText.stopwords.contains($0) && !$0.allSatisfy(\.isNumber) && QueryReferences.partKinds[$0] == nil }
+    /// Whether `word` carries content: not a stop word, a number or a part word ("chapter").
+    static func isContentWord(_ word: String) -> Bool {
+        word.count >= 2 && !QueryText.stopwords.contains(word) && !word.allSatisfy(\.isNumber) && QueryReferences.partKinds[word] == nil
     }
+
+    /// The content words of `words` (isContentWord), in order.
+    static func contentRun(_ words: [String]) -> [String] { words.filter(isContentWord) }
 
     /// Whether the question writes two or more content words in a row with capitals
     /// (a title it may name without quotation marks: "Beginning the World").
@@ -476,7 +479,7 @@ public enum StructureFocus {
                             in book: [SearchSection]) -> [SearchSection] {
         guard let capitalised else { return [] }
         // The content words with where each stands among all the words.
-        let content = words.indices.filter { contentRun([words[$0]]).count == 1 }
+        let content = words.indices.filter { isContentWord(words[$0]) }
         guard content.count >= 2 else { return [] }
         let asked = content.map { words[$0] }
         var seen: [String: Bool] = [:]

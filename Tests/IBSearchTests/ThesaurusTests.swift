@@ -75,7 +75,8 @@ final class ThesaurusTests: XCTestCase {
         XCTAssertEqual(SearchEngine.coverage("The saint prayed.", concepts: [concepts[1], concepts[4]]), 0.35, accuracy: 1e-9)
     }
 
-    func library() throws -> (Library, String) {
+    /// A book of eight one-chunk pages; `marks` start units on the pages they key.
+    func library(marks: [Int: StructureMark] = [:]) throws -> (Library, String) {
         var template = Array("/tmp/ibsearch-thesaurus-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         addTeardownBlock { _ = system("rm -rf '\(directory)'") }
@@ -96,12 +97,37 @@ final class ThesaurusTests: XCTestCase {
         try indexer.add(.book(BookRecord(id: id, title: "Hair", authors: [], language: nil, format: "txt",
                                          source: "/t", sha256: sha, pageCount: texts.count)))
         for (i, text) in texts.enumerated() {
-            try indexer.add(.page(PageRecord(bookID: id, page: i + 1, text: text)))
+            var page = PageRecord(bookID: id, page: i + 1, text: text)
+            if let mark = marks[i + 1] { page.extra["structure"] = .array([mark.json]) }
+            try indexer.add(.page(page))
             try indexer.add(.chunk(ChunkRecord(bookID: id, index: i, startPage: i + 1, endPage: i + 1, startOffset: 0,
                                                endOffset: text.unicodeScalars.count, tokenCount: 20, text: text)))
         }
         try indexer.finish()
         return (library, id)
+    }
+
+    /// A chapter's whole title written with capitals and no quotation marks names
+    /// it only when the dictionary knows its words (StructureFocus.wholeTitles): the
+    /// engine hands the thesaurus's words to the focus, and without a thesaurus the
+    /// same question names nothing.
+    func testTheEngineNamesAWholeTitleByTheThesaurusWords() throws {
+        let (library, id) = try library(marks: [1: StructureMark(at: 0, depth: 0, kind: "chapter", number: 1, title: "CHAPTER I. Morning"),
+                                                5: StructureMark(at: 0, depth: 0, kind: "chapter", number: 2, title: "CHAPTER II. Sever the Tresses"),
+                                                6: StructureMark(at: 0, depth: 0, kind: "chapter", number: 3, title: "CHAPTER III. Evening")])
+        let engine = SearchEngine(library: library)
+        let query = SearchQuery(text: "Who waited at the station, Sever the Tresses", k: 5, mode: .text)
+        let references = QueryReferences.parse(query.text)
+        let scope = SearchScope([.init(id: id, lastPage: nil)])
+        engine.thesaurus = try thesaurus()
+        let plan = try XCTUnwrap(try engine.focusPlan(query, references: references, scope: scope))
+        XCTAssertEqual(plan.dictionaryWords, ["sever", "tresses"], "station and waited have no entry in the fixture")
+        let focus = try engine.focus(query, references: references, scope: scope)
+        XCTAssertEqual(focus.ranges.map(\.bookID), [id])
+        XCTAssertEqual(focus.ranges.map(\.chunks), [4...4], "chapter II: page 5")
+        engine.thesaurus = nil
+        XCTAssertEqual(try engine.focusPlan(query, references: references, scope: scope)?.dictionaryWords ?? [], [])
+        XCTAssertTrue(try engine.focus(query, references: references, scope: scope).isEmpty, "no dictionary, no whole title")
     }
 
     func testIbConceptsIsBM25PerConcept() throws {
