@@ -27,8 +27,9 @@ final class ParallelText: Sendable {
     private let finished = DispatchGroup()
     private let outcome = Mutex<Outcome?>(nil)
     private let connection = Mutex<Handoff>(Handoff(library: nil))
-    /// The worker's wall and CPU seconds (IB_SEARCH_TIMING reports them).
-    private let spent = Mutex<(wall: Double, cpu: Double)>((0, 0))
+    /// The worker's wall and CPU seconds, and the wall seconds of each of its steps
+    /// (IB_SEARCH_TIMING reports them).
+    private let spent = Mutex<(wall: Double, cpu: Double, steps: [(String, Double)])>((0, 0, []))
 
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
@@ -39,8 +40,15 @@ final class ParallelText: Sendable {
         finished.enter()
         DispatchQueue.global().async { [self] in
             let start = (wall: Timestamp.monotonic(), cpu: Timestamp.threadCPU())
+            var steps: [(String, Double)] = []
+            var lap = start.wall
+            func step(_ name: String) {
+                let now = Timestamp.monotonic()
+                steps.append((name, now - lap))
+                lap = now
+            }
             defer {
-                spent.withLock { $0 = (Timestamp.monotonic() - start.wall, Timestamp.threadCPU() - start.cpu) }
+                spent.withLock { [steps] in $0 = (Timestamp.monotonic() - start.wall, Timestamp.threadCPU() - start.cpu, steps) }
                 finished.leave()
             }
             do {
@@ -48,14 +56,20 @@ final class ParallelText: Sendable {
                 connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
                 let scored = try SearchEngine.scoredConcepts(reader, all, scope: scope, commonFraction: commonFraction, bookShare: bookShare)
+                step("concepts")
                 let hits = try SearchEngine.textSearch(reader, scored: scored, k: k, scope: scope)
+                step("bm25")
                 let quoted = try SearchEngine.phraseHits(reader, phrases, scope: scope)
+                step("phrases")
                 var matches: [ChunkRef: SearchEngine.Matched] = [:]
                 for hit in hits where matches[hit.ref] == nil {
                     matches[hit.ref] = SearchEngine.matched(try reader.chunk(hit.ref)?.text ?? "", concepts: concepts)
                 }
+                step("matches")
                 // The focus's full-text list scores the query's own concepts: these, unless expanded.
-                let result: Outcome = (hits, all, quoted, matches, all == concepts ? scored : nil, focus?.worked(on: reader))
+                let worked = focus?.worked(on: reader)
+                step("focus")
+                let result: Outcome = (hits, all, quoted, matches, all == concepts ? scored : nil, worked)
                 outcome.withLock { $0 = result }
             } catch {
                 // Left nil: the caller searches on its own connection.
@@ -69,8 +83,8 @@ final class ParallelText: Sendable {
         return outcome.withLock { $0 }
     }
 
-    /// What the worker spent, once the search is done: wall and CPU seconds.
-    func cost() -> (wall: Double, cpu: Double) {
+    /// What the worker spent, once the search is done: wall and CPU seconds, and each step's wall seconds.
+    func cost() -> (wall: Double, cpu: Double, steps: [(String, Double)]) {
         finished.wait()
         return spent.withLock { $0 }
     }

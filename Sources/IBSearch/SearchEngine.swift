@@ -347,7 +347,8 @@ public final class SearchEngine {
                 remember(read)
             }
             if timing, let spent = parallelText?.cost() {
-                mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms)")
+                let steps = spent.steps.map { "\($0.0) \(Double(Int(($0.1 * 1e4).rounded())) / 10)" }.joined(separator: ", ")
+                mark("fts (parallel; its thread \(Int((spent.wall * 1e3).rounded())) ms, cpu \(Int((spent.cpu * 1e3).rounded())) ms: \(steps))")
             }
         } else if mode != .vector {
             // Not in parallel, or the parallel half failed: on this connection.
