@@ -38,7 +38,7 @@ extension SearchEngine {
     /// chunk by focusWeight times its focus weight.
     func fuse(_ vectorHits: [ChunkHit], _ textHits: [ChunkHit], mode: SearchMode, concepts: [Concept],
               statistics: (vector: Int, text: Int)? = nil, quoted: Set<ChunkRef> = [], focus: Focus = Focus([]),
-              matches: [ChunkRef: Matched] = [:]) throws -> [FusedCandidate] {
+              matches: [ChunkRef: Matched] = [:], namedBooks: Set<String> = []) throws -> [FusedCandidate] {
         var slots: [ChunkRef: Int] = [:]
         var candidates: [FusedCandidate] = []
         func slot(_ hit: ChunkHit) -> Int {
@@ -104,6 +104,7 @@ extension SearchEngine {
                         candidates[i].score += focusWeight * focus.weight(candidates[i].bookID, candidates[i].index, amongBest: best)
                     }
                     if quoted.contains(candidates[i].ref) { candidates[i].score += phraseWeight }
+                    if namedBooks.contains(candidates[i].bookID) { candidates[i].score += authorWeight }
                 }
             }
         }

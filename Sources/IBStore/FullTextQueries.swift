@@ -137,6 +137,23 @@ extension Library {
         return out
     }
 
+    /// How many chunks of each book hold `word` (one whole word), or nil when more
+    /// than `limit` chunks of the library do: the vocabulary says so in one
+    /// lookup, and a word that common is not worth walking its postings for.
+    public func wordCountsByBook(_ word: String, limit: Int) throws -> [String: Int]? {
+        guard let total = try documentFrequencies([(word, false)]).first, total <= limit else { return nil }
+        guard total > 0 else { return [:] }
+        let statement = try db.prepare("""
+            SELECT c.book_id, count(*) FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
+            WHERE chunks_fts MATCH ?1 GROUP BY c.book_id
+            """)
+        defer { statement.reset() }
+        try statement.bind(1, FullText.quoted(word))
+        var out: [String: Int] = [:]
+        while try statement.step() { out[statement.text(0)] = statement.int(1) }
+        return out
+    }
+
     /// At most `limit` chunks in `scope` matching an FTS5 MATCH `expression`,
     /// unranked (in rowid order): the rows fullTextCandidates would rank.
     public func fullTextMatches(match expression: String, in scope: SearchScope?, limit: Int) throws -> [ChunkRef] {

@@ -175,6 +175,47 @@ final class SearchEngineTests: XCTestCase {
         return engine
     }
 
+    /// A question naming a book's author points at that book in a search of
+    /// several (AuthorNames): "Thoreau" is in no chunk of either book, and the
+    /// manual's passage holds more of the question's words. A word of an
+    /// author's name that the other book's text holds more ("Henry", a carpenter
+    /// there) names nothing, and one book's scope is left as it is.
+    func testAQuestionNamingAnAuthorPointsAtTheirBook() throws {
+        let encoder = try model()
+        let library = try Library.open(path: directory + "/authors.db")
+        let indexer = Indexer(library: library)
+        let walden = records("Walden", ["Henry David Thoreau"], [
+            (1, 1, "I drove the nails home and clinched them on the other side, so that the boards would hold fast."),
+            (2, 2, "The pond was frozen over by the middle of December, and the ice rang when we walked on it."),
+            (3, 3, "Beans grew in long rows in the field behind the house, and I hoed them every morning."),
+        ], encoder: encoder)
+        let manual = records("The Carpenter's Manual", ["Abel Brown"], [
+            (1, 1, "Driving nails so they hold: drive every nail firmly and clinch it on the far side of the board."),
+            (2, 2, "Henry kept his hammers in a box by the door, and Henry sharpened the saws on Saturdays."),
+            (3, 3, "Henry measured the timber twice before he cut it, as every good carpenter does."),
+        ], encoder: encoder)
+        for r in walden + manual { try indexer.add(r) }
+        try indexer.finish()
+        func id(_ rs: [Record]) -> String { if case .book(let b) = rs[0] { return b.id }; return "" }
+        let engine = SearchEngine(library: library, encoder: encoder)
+        engine.thesaurus = nil
+        func first(_ question: String, books: [String]? = nil) throws -> String? {
+            var query = SearchQuery(text: question, k: 3, mode: .hybrid)
+            query.books = books
+            return try engine.search(query).first?.bookID
+        }
+        XCTAssertEqual(try first("driving nails so they hold"), id(manual), "without the author, the closer passage")
+        XCTAssertEqual(try first("Thoreau on driving nails so they hold"), id(walden), "the author names the book")
+        XCTAssertEqual(try engine.booksNamedByAuthor("Thoreau on driving nails so they hold", scope: nil), [id(walden)])
+        XCTAssertEqual(try engine.booksNamedByAuthor("Henry on driving nails", scope: nil), [], "Henry is the manual's carpenter")
+        XCTAssertEqual(try engine.booksNamedByAuthor("thoreau on driving nails", scope: nil), [], "a name is written with a capital")
+        XCTAssertEqual(try engine.booksNamedByAuthor("Thoreau on driving nails", scope: SearchScope([.init(id: id(manual), lastPage: nil)])), [],
+                       "one book's scope")
+        XCTAssertEqual(try first("Thoreau on driving nails so they hold", books: [id(manual)]), id(manual))
+        engine.authorWeight = 0
+        XCTAssertEqual(try first("Thoreau on driving nails so they hold"), id(manual), "it is the author's name that does it")
+    }
+
     /// The editor's note on a passage holds its words and its subject, and full text
     /// and the vector both rank it first; hybrid puts it after the book's own text,
     /// unless the question asks about the notes.
