@@ -111,8 +111,10 @@ extension SearchEngine {
     func focusPlan(_ query: SearchQuery, references: QueryReferences, scope: SearchScope?) throws -> FocusPlan? {
         let words = Self.plainWords(query.focusText ?? query.text)
         let capitalised = StructureFocus.capitalisedWords(query.focusText ?? query.text)
-        // A run of capitalised words may be a chapter's whole title ("..., Beginning the World").
+        // A run of capitalised words may be a chapter's whole title ("..., Beginning the World"),
+        // and so may one such word right after "chapter" ("chapter A Discovery").
         let titleRun = StructureFocus.capitalisedRun(words, capitalised: capitalised)
+            || StructureFocus.capitalisedAfterChapter(words, capitalised: capitalised)
         guard StructureFocus.mayLocate(references, words: words) || titleRun else { return nil }
         let books = scope?.books.map(\.id) ?? readyAtScope
         let named = !references.dates.isEmpty || !references.parts.isEmpty || references.position != nil

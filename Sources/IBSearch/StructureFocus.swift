@@ -459,10 +459,17 @@ public enum StructureFocus {
         return false
     }
 
+    /// Whether the question writes a content word with a capital right after
+    /// "chapter" ("..., chapter A Discovery"): a one-word title it may name.
+    static func capitalisedAfterChapter(_ words: [String], capitalised: Set<String>?) -> Bool {
+        guard let capitalised else { return false }
+        return words.indices.contains { isContentWord(words[$0]) && capitalised.contains(words[$0]) && afterChapter($0, in: words) }
+    }
+
     /// The units of `book` whose whole title the question writes out without
     /// quotation marks ("in The Whale Watch", "Higher Laws: Thoreau mocks...",
-    /// "..., Beginning the World"): the title's content words, two or more, in a
-    /// row among the question's content words, each written with a capital (the
+    /// "..., Beginning the World"): the title's content words, two or more (or
+    /// one right after "chapter"), in a row among the question's content words, each written with a capital (the
     /// question's first word aside; a question in lower case names no title this
     /// way), and every one a word the dictionary
     /// knows (`dictionaryWords`, the thesaurus's): "Moby Dick", "Lady Dedlock" and
@@ -474,13 +481,16 @@ public enum StructureFocus {
     /// long sets 572 / 555 -> 573 / 556 of 741 ("First Epilogue, after..."); twelve
     /// ranks up, none down. Without the dictionary, the honorifics and the
     /// position, it lost five there (a whale, a woman, a town, Mr. Bucket and
-    /// Tom-all-Alone's).
+    /// Tom-all-Alone's). A title of one word counts only right after "chapter"
+    /// ("Woodcourt escorts Esther..., chapter A Discovery"; "in Solitude" is a
+    /// title word, titleMatches): the seven long sets' tuning parts 603 / 586 ->
+    /// 604 / 587 of 793, that question alone moving (99th -> 1st).
     static func wholeTitles(_ words: [String], capitalised: Set<String>?, dictionaryWords: Set<String>,
                             in book: [SearchSection]) -> [SearchSection] {
         guard let capitalised else { return [] }
         // The content words with where each stands among all the words.
         let content = words.indices.filter { isContentWord(words[$0]) }
-        guard content.count >= 2 else { return [] }
+        guard !content.isEmpty else { return [] }
         let asked = content.map { words[$0] }
         var seen: [String: Bool] = [:]
         return book.filter { unit in
@@ -488,16 +498,26 @@ public enum StructureFocus {
             var title = contentRun(QueryText.words(unit.title).filter { !$0.cjk }.map { $0.text.lowercased() })
             // "CXVII: The Whale Watch": the number is the chapter's, not a word of its title.
             if let first = title.first, first.wholeMatch(of: romanNumeral) != nil { title.removeFirst() }
-            var found = false
-            if title.count >= 2, title.count <= asked.count, Set(title).count == title.count, title.allSatisfy({ !honorifics.contains($0) }),
-               title.allSatisfy({ (capitalised.contains($0) || $0 == words.first) && dictionaryWords.contains($0) }) {
+            let found: Bool = {
+                // One word names its chapter only right after "chapter" ("chapter A Discovery").
+                guard !title.isEmpty, title.count <= asked.count, Set(title).count == title.count, title.allSatisfy({ !honorifics.contains($0) }),
+                      title.allSatisfy({ (capitalised.contains($0) || $0 == words.first) && dictionaryWords.contains($0) }) else { return false }
                 for p in 0...(asked.count - title.count) where Array(asked[p..<(p + title.count)]) == title {
-                    if namesASection(at: content[p], through: content[p + title.count - 1], in: words) { found = true; break }
+                    if title.count == 1 ? afterChapter(content[p], in: words)
+                        : namesASection(at: content[p], through: content[p + title.count - 1], in: words) { return true }
                 }
-            }
+                return false
+            }()
             seen[unit.title] = found
             return found
         }
+    }
+
+    /// Whether word `index` of `words` follows "chapter" ("chapter A Discovery": an article between).
+    static func afterChapter(_ index: Int, in words: [String]) -> Bool {
+        var i = index - 1
+        if i >= 0 && ["the", "a", "an"].contains(words[i]) { i -= 1 }
+        return i >= 0 && QueryReferences.partKinds[words[i]] == "chapter"
     }
 
     /// Titles with these name a person ("Mr. Bucket", "Lady Dedlock"), whom a question names for other reasons.

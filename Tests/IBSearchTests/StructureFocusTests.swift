@@ -72,7 +72,8 @@ final class StructureFocusTests: XCTestCase {
     /// Dick", "Lady Dedlock") is a person a question names for other reasons, and a
     /// question in lower case says nothing by its case.
     func testAWholeTitleWithoutQuotesNamesItsChapter() {
-        let titles = ["CXVI: The Dying Whale", "CXVII: The Whale Watch", "CXVIII: The Quadrant", "XLI: Moby Dick", "LXV: Beginning the World"]
+        let titles = ["CXVI: The Dying Whale", "CXVII: The Whale Watch", "CXVIII: The Quadrant", "XLI: Moby Dick", "LXV: Beginning the World",
+                      "LI: A Discovery"]
         let chapters = titles.enumerated().map { unit($0.offset, kind: "chapter", number: $0.offset + 1,
                                                       title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
         func named(_ question: String, known: Set<String>) -> [String] {
@@ -88,6 +89,17 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertEqual(named("Fedallah in The Whale boat, on Watch", known: dictionary), [], "the title's words in a row")
         XCTAssertEqual(named("Richard and Beginning the World reconciled", known: dictionary), [],
                        "mid-question, not after in, at, chapter...: no section named")
+        // One word names its chapter right after "chapter", and nowhere else.
+        let known = dictionary.union(["discovery", "quadrant", "woodcourt"])
+        XCTAssertEqual(named("Woodcourt escorts Esther home, chapter A Discovery", known: known), ["LI: A Discovery"])
+        XCTAssertEqual(named("In the chapter Quadrant, Ahab smashes it", known: known), ["CXVIII: The Quadrant"])
+        XCTAssertEqual(named("Woodcourt escorts Esther home, A Discovery", known: known), [], "one word, not after chapter")
+        XCTAssertEqual(named("Ahab's Discovery of the quadrant", known: known), [])
+        XCTAssertEqual(named("the chapter where Ahab smashes the quadrant", known: known), [], "no capital")
+        XCTAssertTrue(StructureFocus.capitalisedAfterChapter(SearchEngine.plainWords("Esther, chapter A Discovery"),
+                                                             capitalised: StructureFocus.capitalisedWords("Esther, chapter A Discovery")))
+        XCTAssertFalse(StructureFocus.capitalisedAfterChapter(SearchEngine.plainWords("Esther, A Discovery"),
+                                                              capitalised: StructureFocus.capitalisedWords("Esther, A Discovery")))
         XCTAssertTrue(StructureFocus.capitalisedRun(SearchEngine.plainWords("Higher Laws: Thoreau on fishing"),
                                                     capitalised: StructureFocus.capitalisedWords("Higher Laws: Thoreau on fishing")))
         XCTAssertFalse(StructureFocus.capitalisedRun(SearchEngine.plainWords("higher laws and fishing"), capitalised: nil))
