@@ -24,6 +24,8 @@ extension SearchEngine {
     func booksNamedByAuthor(_ question: String, scope: SearchScope?) throws -> Set<String> {
         let ids = scope?.books.map(\.id) ?? readyAtScope
         guard ids.count > 1 else { return [] }
+        // The first word counts too ("Thoreau on hammering nails"), unlike a title's
+        // (StructureFocus.capitalisedWords): the counts below decide, not the capital.
         let capitalised = Set(QueryText.words(question).filter { !$0.cjk && $0.text.count >= 4 && $0.text.unicodeScalars.first?.properties.isUppercase == true }
             .map { $0.text.lowercased() })
         guard !capitalised.isEmpty else { return [] }

@@ -469,9 +469,9 @@ public enum StructureFocus {
     /// The units of `book` whose whole title the question writes out without
     /// quotation marks ("in The Whale Watch", "Higher Laws: Thoreau mocks...",
     /// "..., Beginning the World"): the title's content words, two or more (or
-    /// one right after "chapter"), in a row among the question's content words, each written with a capital (the
-    /// question's first word aside; a question in lower case names no title this
-    /// way), and every one a word the dictionary
+    /// one right after "chapter"), in a row among the question's content words,
+    /// each written with a capital (the question's first word aside; a question
+    /// in lower case names no title this way), and every one a word the dictionary
     /// knows (`dictionaryWords`, the thesaurus's): "Moby Dick", "Lady Dedlock" and
     /// "Bahia Blanca" are titles too, but a question names them as a whale, a woman
     /// and a town. A title counts as a quoted one does, as surely as a numbered
