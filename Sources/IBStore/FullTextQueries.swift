@@ -140,9 +140,10 @@ extension Library {
     /// How many chunks of each book hold `word` (one whole word), or nil when more
     /// than `limit` chunks of the library do: the vocabulary says so in one
     /// lookup, and a word that common is not worth walking its postings for.
+    /// The vocabulary holds words as the tokenizer folds them ("hénry" is
+    /// "henry" there), so a count of 0 is checked by the MATCH, which folds alike.
     public func wordCountsByBook(_ word: String, limit: Int) throws -> [String: Int]? {
         guard let total = try documentFrequencies([(word, false)]).first, total <= limit else { return nil }
-        guard total > 0 else { return [:] }
         let statement = try db.prepare("""
             SELECT c.book_id, count(*) FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
             WHERE chunks_fts MATCH ?1 GROUP BY c.book_id

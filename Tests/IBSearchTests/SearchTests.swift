@@ -208,6 +208,7 @@ final class SearchEngineTests: XCTestCase {
         XCTAssertEqual(try first("Thoreau on driving nails so they hold"), id(walden), "the author names the book")
         XCTAssertEqual(try engine.booksNamedByAuthor("Thoreau on driving nails so they hold", scope: nil), [id(walden)])
         XCTAssertEqual(try engine.booksNamedByAuthor("Henry on driving nails", scope: nil), [], "Henry is the manual's carpenter")
+        XCTAssertEqual(try library.wordCountsByBook("hénry", limit: 200), [id(manual): 2], "counted as the index folds it")
         XCTAssertEqual(try engine.booksNamedByAuthor("thoreau on driving nails", scope: nil), [], "a name is written with a capital")
         XCTAssertEqual(try engine.booksNamedByAuthor("Thoreau on driving nails", scope: SearchScope([.init(id: id(manual), lastPage: nil)])), [],
                        "one book's scope")
