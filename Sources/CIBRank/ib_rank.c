@@ -34,6 +34,7 @@
 #include "ib_rank.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,13 @@ static int parse_spec(Concepts *c, const char *spec) {
     return i == c->phrases;
 }
 
+/* A phrase's IDF over `rows` rows of which `hits` hold it (ib_concepts). */
+static double concepts_idf(sqlite3_int64 rows, double hits) {
+    if (hits > (double)rows) hits = (double)rows;
+    double idf = log(((double)rows - hits + 0.5) / (hits + 0.5));
+    return idf > 1e-6 ? idf : 1e-6;
+}
+
 /* The per-query statistics, made, or NULL after setting an error on ctx. */
 static Concepts *concepts_make(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, const char *spec,
                                sqlite3_int64 scopeRows) {
@@ -130,9 +138,7 @@ static Concepts *concepts_make(const Fts5ExtensionApi *api, Fts5Context *fts, sq
             rc = api->xQueryPhrase(fts, i, &counted, count_row);
             hits = (double)counted;
         }
-        if (hits > (double)rows) hits = (double)rows;
-        double idf = log(((double)rows - hits + 0.5) / (hits + 0.5));
-        c->idf[i] = idf > 1e-6 ? idf : 1e-6;
+        c->idf[i] = concepts_idf(rows, hits);
     }
     if (rc != SQLITE_OK) { concepts_free(c); sqlite3_result_error_code(ctx, rc); return NULL; }
     return c;
@@ -378,6 +384,13 @@ static int parse_counts(const char *text, int phrases, sqlite3_int64 *hits) {
     return i == phrases;
 }
 
+/* A phrase's IDF as bm25() computes it. */
+static double bm25_idf(sqlite3_int64 nRow, sqlite3_int64 nHit) {
+    double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
+    if (idf <= 0.0) idf = 1e-6;
+    return idf;
+}
+
 /* The per-query statistics, as bm25() computes them, or NULL after setting an error.
  * `counts`: each phrase's document count when the caller knows it (NULL: counted). */
 static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int k, const char *counts) {
@@ -407,11 +420,7 @@ static TopBM25 *top_for(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     for (int i = 0; rc == SQLITE_OK && i < t->phrases; i++) {
         sqlite3_int64 nHit = 0;
         if (known && known[i] >= 0) nHit = known[i]; else rc = api->xQueryPhrase(fts, i, &nHit, count_row);
-        if (rc == SQLITE_OK) {
-            double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
-            if (idf <= 0.0) idf = 1e-6;
-            t->idf[i] = idf;
-        }
+        if (rc == SQLITE_OK) t->idf[i] = bm25_idf(nRow, nHit);
     }
     free(known);
     if (rc != SQLITE_OK) { top_free(t); sqlite3_result_error_code(ctx, rc); return NULL; }
@@ -465,6 +474,171 @@ static void ib_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     sqlite3_result_double(ctx, -1.0 * score);
 }
 
+/* ======================================================================
+ * ib_instances(fts_table): how many instances of the MATCH expression's
+ * phrases the row holds. With one phrase, that phrase's frequency in the
+ * row: what a connection that keeps postings in memory (ib_rank_postings)
+ * reads, once per phrase, with
+ *
+ *   SELECT rowid, ib_instances(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH '"whal"*'
+ */
+static void ib_instances(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                         int argc, sqlite3_value **argv) {
+    (void)argv;
+    if (argc != 0) { sqlite3_result_error(ctx, "ib_instances: usage ib_instances(fts_table)", -1); return; }
+    int n = 0;
+    int rc = api->xInstCount(fts, &n);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(ctx, rc); return; }
+    sqlite3_result_int(ctx, n);
+}
+
+/* ======================================================================
+ * ib_rank_postings: the k best rows of an OR of phrases, ranked as bm25()
+ * or ib_concepts() rank them, from postings held in memory instead of
+ * FTS5's index. A server that searches many times (ib-mcp) keeps each
+ * phrase's rows and frequencies once read (IBStore's PostingsMemo), and the
+ * rows' lengths; ranking a query is then a pass over its phrases' postings,
+ * where FTS5 decodes every position list of every matching row again.
+ * The scores are the same, bit for bit: the same IDF, average length and
+ * per-row functions (concepts_score, top_score) as the FTS5 functions above.
+ */
+
+/* Whether a is ranked after b: a lower score, or the same and a later row. */
+static int rank_after(double as, sqlite3_int64 ar, double bs, sqlite3_int64 br) {
+    return as < bs || (as == bs && ar > br);
+}
+
+/* Sifts heap entry i down: the root is the entry ranked last. */
+static void heap_down(double *score, sqlite3_int64 *row, int n, int i) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && rank_after(score[l], row[l], score[m], row[m])) m = l;
+        if (r < n && rank_after(score[r], row[r], score[m], row[m])) m = r;
+        if (m == i) return;
+        double s = score[i]; score[i] = score[m]; score[m] = s;
+        sqlite3_int64 w = row[i]; row[i] = row[m]; row[m] = w;
+        i = m;
+    }
+}
+
+static void heap_up(double *score, sqlite3_int64 *row, int i) {
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!rank_after(score[i], row[i], score[p], row[p])) return;
+        double s = score[i]; score[i] = score[p]; score[p] = s;
+        sqlite3_int64 w = row[i]; row[i] = row[p]; row[p] = w;
+        i = p;
+    }
+}
+
+/* Whether the row passes the query's filter (a rowid range, and per row its
+ * book's page limit: INT32_MIN for a book outside the scope). */
+static int postings_allowed(const IBPostingsQuery *q, sqlite3_int64 row) {
+    if (!q->rowBook) return 1;
+    if (row < q->low || row > q->high) return 0;
+    sqlite3_int64 at = row - q->base;
+    int book = q->rowBook[at];
+    if (book < 0 || book >= q->books) return 0;
+    int limit = q->bookLimit[book];
+    return limit != INT32_MIN && q->rowEndPage[at] <= limit;
+}
+
+int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *outScores) {
+    if (!q || q->phrases < 1 || q->k < 1 || q->span < 1 || q->tableRows < 1) return 0;
+    int P = q->phrases;
+    int result = -1;
+    int *slot = (int *)malloc((size_t)q->span * sizeof(int));
+    double *tf = NULL;
+    sqlite3_int64 *docs = NULL;
+    int ndocs = 0, capacity = 0;
+    double *heapScore = NULL;
+    sqlite3_int64 *heapRow = NULL;
+    Concepts c; memset(&c, 0, sizeof c);
+    TopBM25 t; memset(&t, 0, sizeof t);
+    double *idf = (double *)calloc((size_t)P, sizeof(double));
+    double *best = NULL;
+    if (!slot || !idf) goto done;
+    memset(slot, 0xff, (size_t)q->span * sizeof(int));
+
+    /* The statistics, as the FTS5 functions compute them. */
+    double avgdl = (double)q->tableTokens / (double)q->tableRows;
+    for (int i = 0; i < P; i++) {
+        if (q->plain) {
+            sqlite3_int64 hits = q->documents[i] >= 0 ? (sqlite3_int64)q->documents[i] : q->counts[i];
+            idf[i] = bm25_idf(q->tableRows, hits);
+        } else {
+            double hits = q->documents[i] >= 0 ? q->documents[i] : (double)q->counts[i];
+            idf[i] = concepts_idf(q->scopeRows > 0 ? q->scopeRows : q->tableRows, hits);
+        }
+    }
+    if (q->plain) {
+        t.phrases = P; t.idf = idf; t.avgdl = avgdl;
+    } else {
+        c.phrases = P; c.concept = (int *)q->concept; c.weight = (double *)q->weight; c.idf = idf;
+        c.avgdl = q->tableRows > 0 ? (double)q->tableTokens / (double)q->tableRows : 1.0;
+        for (int i = 0; i < P; i++) if (q->concept[i] + 1 > c.concepts) c.concepts = q->concept[i] + 1;
+        best = (double *)calloc((size_t)(c.concepts > 0 ? c.concepts : 1), sizeof(double));
+        if (!best) goto done;
+        c.best = best;
+    }
+
+    /* Each allowed row's frequency of each phrase. */
+    for (int i = 0; i < P; i++) {
+        for (int j = 0; j < q->counts[i]; j++) {
+            sqlite3_int64 row = q->rows[i][j];
+            if (row < q->base || row - q->base >= q->span || !postings_allowed(q, row)) continue;
+            sqlite3_int64 at = row - q->base;
+            if (slot[at] < 0) {
+                if (ndocs == capacity) {
+                    int grown = capacity ? capacity * 2 : 1024;
+                    double *moreTf = (double *)realloc(tf, (size_t)grown * (size_t)P * sizeof(double));
+                    if (!moreTf) goto done;
+                    tf = moreTf;
+                    sqlite3_int64 *moreDocs = (sqlite3_int64 *)realloc(docs, (size_t)grown * sizeof(sqlite3_int64));
+                    if (!moreDocs) goto done;
+                    docs = moreDocs;
+                    capacity = grown;
+                }
+                memset(tf + (size_t)ndocs * (size_t)P, 0, (size_t)P * sizeof(double));
+                docs[ndocs] = row;
+                slot[at] = ndocs++;
+            }
+            tf[(size_t)slot[at] * (size_t)P + (size_t)i] = (double)q->tf[i][j];
+        }
+    }
+
+    /* The k best by score, then row. */
+    int k = q->k < ndocs ? q->k : ndocs;
+    heapScore = (double *)malloc((size_t)(k > 0 ? k : 1) * sizeof(double));
+    heapRow = (sqlite3_int64 *)malloc((size_t)(k > 0 ? k : 1) * sizeof(sqlite3_int64));
+    if (!heapScore || !heapRow) goto done;
+    int kept = 0;
+    for (int d = 0; d < ndocs; d++) {
+        sqlite3_int64 row = docs[d];
+        double length = (double)q->length[row - q->base];
+        double score;
+        if (q->plain) { t.freq = tf + (size_t)d * (size_t)P; score = top_score(&t, length); }
+        else { c.tf = tf + (size_t)d * (size_t)P; score = concepts_score(&c, length); }
+        if (kept < k) {
+            heapScore[kept] = score; heapRow[kept] = row;
+            heap_up(heapScore, heapRow, kept++);
+        } else if (k > 0 && rank_after(heapScore[0], heapRow[0], score, row)) {
+            heapScore[0] = score; heapRow[0] = row;
+            heap_down(heapScore, heapRow, k, 0);
+        }
+    }
+    /* Best first: pop the last-ranked into the end. */
+    for (int n = kept; n > 0; n--) {
+        outScores[n - 1] = heapScore[0]; outRows[n - 1] = heapRow[0];
+        heapScore[0] = heapScore[n - 1]; heapRow[0] = heapRow[n - 1];
+        heap_down(heapScore, heapRow, n - 1, 0);
+    }
+    result = kept;
+done:
+    free(slot); free(tf); free(docs); free(heapScore); free(heapRow); free(idf); free(best);
+    return result;
+}
+
 int ib_rank_register(sqlite3 *db) {
     if (!db) return SQLITE_MISUSE;
     fts5_api *api = 0;
@@ -479,5 +653,6 @@ int ib_rank_register(sqlite3 *db) {
     rc = api->xCreateFunction(api, "ib_concepts", 0, ib_concepts, 0);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_concepts_top", 0, ib_concepts_top, 0);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_bm25", 0, ib_bm25, 0);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ib_instances", 0, ib_instances, 0);
     return rc;
 }

@@ -193,7 +193,11 @@ final class LibraryAccess {
                 minScore: Double? = nil) throws -> (results: [JSON], warnings: [String]) {
         try guarded {
             let library = try library()
-            let engine = self.engine ?? SearchEngine(library: library, modelDirectory: modelDirectory, settings: settings)
+            let engine = self.engine ?? {
+                let made = SearchEngine(library: library, modelDirectory: modelDirectory, settings: settings)
+                made.postingsMegabytes = SearchEngine.servingPostingsMegabytes
+                return made
+            }()
             self.engine = engine
             let ready = try engine.readyBooks()
             if ready.isEmpty {

@@ -32,10 +32,11 @@ final class ParallelText: Sendable {
     private let spent = Mutex<(wall: Double, cpu: Double, steps: [(String, Double)])>((0, 0, []))
 
     /// `reader`: the read connection of an earlier search to reuse (an engine that
-    /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`.
+    /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`,
+    /// which keeps `postingsMegabytes` of postings (SearchEngine.postingsMegabytes).
     /// `focus`: the question's focus to work out after the search (its structure
     /// read here too); the outcome's focus is nil when that failed.
-    init(path: String, reader: Handoff, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
+    init(path: String, reader: Handoff, postingsMegabytes: Int = 0, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
          scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String], focus: FocusPlan? = nil) {
         finished.enter()
         DispatchQueue.global().async { [self] in
@@ -52,7 +53,11 @@ final class ParallelText: Sendable {
                 finished.leave()
             }
             do {
-                let reader = try reader.library ?? Library.openForReading(path: path)
+                let reader = try reader.library ?? {
+                    let opened = try Library.openForReading(path: path)
+                    opened.keepPostings(megabytes: postingsMegabytes)
+                    return opened
+                }()
                 connection.withLock { $0 = Handoff(library: reader) }
                 let all = SearchEngine.expanded(concepts, words: words, expansion: expansion)
                 let scored = try SearchEngine.scoredConcepts(reader, all, scope: scope, commonFraction: commonFraction, bookShare: bookShare)

@@ -203,6 +203,14 @@ public final class SearchEngine {
     /// of at exit (MappedPages, SentenceEncoder.releaseMappedPages). Not for an engine
     /// that searches again.
     public var releasesMappedPages = false
+    public static let servingPostingsMegabytes = 128
+    /// An engine that searches many times (ib-mcp, ib-search --queries): its
+    /// connections keep the full-text postings they read, up to this many
+    /// megabytes each (servingPostingsMegabytes for a server), and rank later queries from memory (IBStore's
+    /// PostingsMemo: the same hits, without walking FTS5's index again); 0: off.
+    public var postingsMegabytes = 0 {
+        didSet { library.keepPostings(megabytes: postingsMegabytes) }
+    }
     /// Hybrid: how far (in the lists' standard deviations) a chunk inside what the
     /// question names rises, times its ranges' weight (StructureFocus; 0 turns it off).
     public var focusWeight: Double
@@ -322,7 +330,7 @@ public final class SearchEngine {
         var parallelText: ParallelText? = nil
         if mode == .hybrid && parallel {
             let plan = focusWeight > 0 ? try focusPlan(query, references: references, scope: scope) : nil
-            parallelText = ParallelText(path: library.path, reader: textReader, concepts: concepts, words: Self.plainWords(query.text),
+            parallelText = ParallelText(path: library.path, reader: textReader, postingsMegabytes: postingsMegabytes, concepts: concepts, words: Self.plainWords(query.text),
                                         expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction,
                                         bookShare: bookIDFShare, phrases: phrases, focus: plan)
         }

@@ -104,8 +104,9 @@ extension SearchEngine {
         // Over the whole library, ranking takes a plain word's count from the vocabulary.
         let documents = plain && scope == nil
             ? try library.exactDocumentCounts(QueryConcepts.terms(concepts).map { ($0.text, $0.prefix) }) : nil
+        let phrases = QueryConcepts.terms(concepts).compactMap { QueryText.matchExpression([$0]) }
         return try library.fullTextCandidates(match: expression, concepts: plain ? nil : spec, rows: rows, in: scope, limit: k,
-                                              documents: documents)
+                                              documents: documents, phrases: phrases)
     }
 
     /// The concepts pruned of the too common (pruneCommon) and, in a scope of a

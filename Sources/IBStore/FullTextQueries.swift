@@ -88,8 +88,15 @@ extension Library {
     /// Ties go to the earlier chunk.
     /// `documents` (whole library, no concepts): each phrase's count where exactDocumentCounts
     /// knows it, which ranking then does not count again.
+    /// `phrases`: the expression's phrases (an OR of them), each a MATCH expression
+    /// of its own: with them, a connection that keeps postings ranks from memory
+    /// (PostingsMemo), with the same hits and scores.
     public func fullTextCandidates(match expression: String, concepts: String?, rows: Int? = nil, in scope: SearchScope?, limit: Int,
-                                   documents: [Int?]? = nil) throws -> [ChunkHit] {
+                                   documents: [Int?]? = nil, phrases: [String]? = nil) throws -> [ChunkHit] {
+        if let phrases, let hits = postingsCandidates(phrases: phrases, concepts: concepts, rows: rows, in: scope, limit: limit,
+                                                      documents: documents) {
+            return hits
+        }
         let rank = concepts == nil ? "bm25(chunks_fts)" : rows == nil ? "-ib_concepts(chunks_fts, ?6)" : "-ib_concepts(chunks_fts, ?6, ?7)"
         let statement: Statement
         if let scope {

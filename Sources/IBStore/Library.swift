@@ -100,6 +100,8 @@ public final class Library {
 
     /// documentFrequencies' answers while the library stays as it is (FullTextQueries).
     var documentFrequencyMemo = DocumentFrequencyMemo()
+    /// The postings ranked from memory, when keepPostings turned that on (PostingsMemo).
+    var postingsMemo: PostingsMemo? = nil
     public init(db: Database) { self.db = db; immutable = false }
     init(db: Database, readOnlyImmutable: Bool) { self.db = db; immutable = readOnlyImmutable }
 
