@@ -199,12 +199,36 @@ struct BertEncoder {
     /// The int8 linears, used when precision is .int8.
     var int8: Int8Weights? = nil
 
+    /// Threads each product's rows are split over (Parallel, CKernels' pool), read
+    /// at every product: a search's one short question is a few tens of rows, one
+    /// core's work for milliseconds, while a batch of chunks already keeps every
+    /// core busy. 1: none.
+    var rowThreads = ThreadShare(1)
+    /// Rows a part takes at least.
+    static let rowsPerPart = 8
+
     /// x[M, K] W^T + b into out: in int8 when layer `l`'s `slot` has an int8 matrix, else
     /// through `packedWeight` when there is one, else ib_gemm. `flags` says GELU or
-    /// accumulate; the precision flags are added here.
+    /// accumulate; the precision flags are added here. Rows are split over
+    /// rowThreads (each row's result is the same either way).
     private func linear(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>,
                         _ lda: Int32, _ a: Affine, _ packedWeight: UnsafePointer<Float>?,
                         _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
+        let threads = rowThreads.threads
+        if threads > 1 && Int(M) >= 2 * Self.rowsPerPart {
+            Parallel.ranges(Int(M), minimumPerPart: Self.rowsPerPart, threads: threads) { rows in
+                linearRows(l, slot, Int32(rows.count), N, K, x + rows.lowerBound * Int(lda), lda, a, packedWeight,
+                           out + rows.lowerBound * Int(ldc), ldc, flags)
+            }
+        } else {
+            linearRows(l, slot, M, N, K, x, lda, a, packedWeight, out, ldc, flags)
+        }
+    }
+
+    /// linear's rows on the calling thread.
+    private func linearRows(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>,
+                            _ lda: Int32, _ a: Affine, _ packedWeight: UnsafePointer<Float>?,
+                            _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
         var flags = flags
         switch precision {
         case .fp32: break

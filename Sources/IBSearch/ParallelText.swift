@@ -9,6 +9,7 @@
 // compiler checks both.
 import Dispatch
 import IBCore
+import IBModel
 import IBStore
 import Synchronization
 
@@ -34,9 +35,11 @@ final class ParallelText: Sendable {
     /// `reader`: the read connection of an earlier search to reuse (an engine that
     /// searches many times, as ib-mcp's, opens it once); nil opens one at `path`,
     /// which keeps `postingsMegabytes` of postings (SearchEngine.postingsMegabytes).
+    /// `whenDone`: a share of threads to set to a count once the work is done (the
+    /// query's embedding takes this core back).
     /// `focus`: the question's focus to work out after the search (its structure
     /// read here too); the outcome's focus is nil when that failed.
-    init(path: String, reader: Handoff, postingsMegabytes: Int = 0, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
+    init(path: String, reader: Handoff, postingsMegabytes: Int = 0, whenDone share: (ThreadShare, Int)? = nil, concepts: [Concept], words: [String], expansion: QueryExpansion?, k: Int,
          scope: SearchScope?, commonFraction: Double, bookShare: Double, phrases: [String], focus: FocusPlan? = nil) {
         finished.enter()
         DispatchQueue.global().async { [self] in
@@ -50,6 +53,7 @@ final class ParallelText: Sendable {
             }
             defer {
                 spent.withLock { [steps] in $0 = (Timestamp.monotonic() - start.wall, Timestamp.threadCPU() - start.cpu, steps) }
+                if let (threads, count) = share { threads.set(count) }   // this core is free again
                 finished.leave()
             }
             do {

@@ -204,6 +204,10 @@ public final class SearchEngine {
     /// that searches again.
     public var releasesMappedPages = false
     public static let servingPostingsMegabytes = 128
+    /// The threads the query's embedding may use now (IB_THREADS, else the cores):
+    /// one while the full-text half runs on the other core (ParallelText gives them
+    /// back when it is done).
+    let embeddingThreads = ThreadShare(Parallel.threads)
     /// An engine that searches many times (ib-mcp, ib-search --queries): its
     /// connections keep the full-text postings they read, up to this many
     /// megabytes each (servingPostingsMegabytes for a server), and rank later queries from memory (IBStore's
@@ -328,9 +332,12 @@ public final class SearchEngine {
         var phrases = mode == .vector || (mode == .hybrid && phraseWeight <= 0) ? [] : Self.quotedPhrases(query.text, references: references)
         if !references.phrases.isEmpty { phrases = try phrasesNamingNoSection(phrases, scope: scope) }
         var parallelText: ParallelText? = nil
+        embeddingThreads.set(Parallel.threads)
         if mode == .hybrid && parallel {
             let plan = focusWeight > 0 ? try focusPlan(query, references: references, scope: scope) : nil
-            parallelText = ParallelText(path: library.path, reader: textReader, postingsMegabytes: postingsMegabytes, concepts: concepts, words: Self.plainWords(query.text),
+            embeddingThreads.set(1)
+            parallelText = ParallelText(path: library.path, reader: textReader, postingsMegabytes: postingsMegabytes,
+                                        whenDone: (embeddingThreads, Parallel.threads), concepts: concepts, words: Self.plainWords(query.text),
                                         expansion: expansion, k: depth, scope: scope, commonFraction: commonFraction,
                                         bookShare: bookIDFShare, phrases: phrases, focus: plan)
         }

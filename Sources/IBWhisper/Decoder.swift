@@ -6,6 +6,7 @@
 // decoding step (one token per hypothesis) runs through ib_gemv_f16, which
 // reads the fp16 weights as stored: a step is bound by memory, not arithmetic.
 import CKernels
+import IBModel
 
 /// The self-attention keys and values of one hypothesis: per layer [448, width] each.
 final class SelfAttentionCache {

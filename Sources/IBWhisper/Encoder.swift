@@ -3,6 +3,7 @@
 // transformer layers, a final LayerNorm. All GEMMs go through ib_gemm, split by
 // rows over the cores; attention is split by heads.
 import CKernels
+import IBModel
 
 struct WhisperEncoder {
     let weights: WhisperWeights

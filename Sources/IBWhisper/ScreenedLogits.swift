@@ -13,6 +13,7 @@
 // approximate scores (they only enter sums of probabilities, i.e. avg_logprob,
 // which can move in its fourth decimal).
 import CKernels
+import IBModel
 import Foundation
 
 extension WhisperDecoder {

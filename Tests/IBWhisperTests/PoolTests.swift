@@ -6,6 +6,7 @@ import CKernels
 import Dispatch
 import XCTest
 @testable import IBWhisper
+import IBModel
 
 final class PoolTests: XCTestCase {
     /// Runs one job of `parts` parts; returns how many times each part ran.
