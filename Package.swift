@@ -77,7 +77,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("json-c")]),
         .target(name: "CIBRank", dependencies: ["CSQLite"], cSettings: cKernelFlags),
         .target(name: "IBStore", dependencies: ["IBCore", "CSQLite", "CIBVec", "CIBRank"]),
-        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel", "CKernels"]),
+        .target(name: "IBSearch", dependencies: ["IBCore", "IBStore", "IBModel", "CKernels", "CIBVec"]),
         .target(name: "IBAsk", dependencies: ["IBCore", "IBStore", "IBSearch", "IBModel", "IBHTTP"]),
         .target(name: "IBCapture", dependencies: ["IBCore", "IBStore"]),
         .target(name: "IBIndex", dependencies: ["IBCore", "IBStore"]),

@@ -10,6 +10,7 @@
 **   knn.c        the ibvec_knn virtual table (its methods and the search
 **                sequence); knn_blocks.c, knn_hits.c, knn_exact.c and
 **                knn_quant.c hold its parts (see knn.h)
+**   parallel.c   the int8 code scan split over the threads a host lends
 **   ibvec.c      sqlite3_ibvec_init, the one entry point
 ** Every file is compiled into the ib executables with SQLITE_CORE, and all
 ** of them together into the loadable ibvec.so (scripts/build-ibvec).
@@ -62,6 +63,13 @@ struct IbKernel {
 /* The kernel in use (IBVEC_KERNEL or the widest the CPU runs, until
 ** ibvec_set_kernel chooses another). */
 IBVEC_PRIVATE const IbKernel *ibvecKernel(void);
+
+/* ---- parallel.c ---- */
+
+/* K->xI8Batch, split over the threads the host lends (ibvec_set_parallel,
+** ibvec_set_scan_threads): the same integers. */
+IBVEC_PRIVATE void ibvecI8Batch(const IbKernel *K, const int16_t *q16, const int8_t *V, int nVec, int n,
+                                int32_t *dots, int32_t *vvs);
 
 /* Hamming distance between two byte strings (integer, exact). */
 IBVEC_PRIVATE sqlite3_int64 ibvecHamming(const uint8_t *a, const uint8_t *b, int n);

@@ -120,7 +120,7 @@ static int scorePrune(KnnSearch *s, KnnBlk *b, const int *aIdx, int nIdx){
   const float *aScale;
   rc = knnCodes(s, b, first, nSpan, &aCode, &aScale);
   if( rc ) return rc;
-  s->K->xI8Batch(s->q.q16, aCode, nSpan, dim, s->sc.aI8Dot, s->sc.aI8VV);
+  ibvecI8Batch(s->K, s->q.q16, aCode, nSpan, dim, s->sc.aI8Dot, s->sc.aI8VV);
   upperBounds(s, nSpan, aScale);
   bar = pruneBar(s);
   for(i=0; i<nIdx; i++){

@@ -2,6 +2,7 @@
 // the library's precision (fp32, bf16 or int8, as its vectors were made), the
 // nearest chunks by their own vectors (IBStore's kNN), then re-scored by their
 // window vectors (a paragraph or a ~32-token run each).
+import CIBVec
 import CKernels
 import IBCore
 import IBModel
@@ -160,6 +161,9 @@ extension SearchEngine {
     /// distance); nil when there is no vector to search with (see queryVector).
     func vectorSearch(_ text: String, k: Int, scope: SearchScope?, required: Bool) throws -> (hits: [ChunkHit], vector: [Float])? {
         guard let vector = try queryVector(text, required: required) else { return nil }
+        // The exact scan's int8 codes shared over the cores lent now (CIBVec's parallel.c).
+        ibvec_set_parallel(ib_pool_run)
+        ibvec_set_scan_threads(Int32(embeddingThreads.threads))
         return (try library.nearestChunks(to: vector, k: k, in: scope), vector)
     }
 }

@@ -5,7 +5,12 @@
 import CIBSimd
 import CIBVec
 import CSQLite
+import Dispatch
+import Synchronization
 import XCTest
+
+/// Parts the test runner of testSplitScanGivesTheSameResults was given.
+let splitScanParts = Atomic<Int>(0)
 
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -534,6 +539,44 @@ final class IBVecTests: XCTestCase {
         // a huge vector (its square overflows float32) is still reported, as by the full scan
         try store(db, [Chunk(book: "z", key: 0, endPage: 1, vector: [Float](repeating: 3e19, count: dim))], blockSize: 1)
         XCTAssertTrue(db.error("SELECT key FROM ibvec_knn(?, 10)", [.blob(blob(base[0]))]).contains("NaN or infinite"))
+    }
+
+    /// The int8 code scan split over threads a host lends (parallel.c): the same
+    /// rows and distances, bit for bit, with 1, 2 or 3 threads; the host's runner
+    /// is called for blocks large enough to split, and not after it is removed.
+    func testSplitScanGivesTheSameResults() throws {
+        let db = try VecDB()
+        try db.rows(schema)
+        var rng = Rng(state: 77)
+        let dim = 48
+        let chunks = (0..<2600).map { i in Chunk(book: ["a", "b"][i % 2], key: i, endPage: i % 40 + 1, vector: rng.vector(dim)) }
+        try store(db, chunks, blockSize: 1000)
+        let queries = (0..<4).map { _ in rng.vector(dim) }
+        let sql = "SELECT book_id, key, end_page, distance FROM ibvec_knn(?1, ?2, ?3)"
+        let bits = { (rows: [[Value]]) in rows.map { $0.map { v -> String in if case .real(let d) = v { return String(d.bitPattern) }; return "\(v)" } } }
+        func results() throws -> [[[String]]] {
+            try queries.flatMap { q in
+                try [(10, nil), (40, "{\"b\": 30}")].map { (k: Int, scope: String?) in
+                    bits(try db.rows(sql, [.blob(blob(q)), .int(k), scope.map { .text($0) } ?? .null]))
+                }
+            }
+        }
+        let serial = try results()
+        defer { ibvec_set_parallel(nil); ibvec_set_scan_threads(1) }
+        splitScanParts.store(0, ordering: .relaxed)
+        ibvec_set_parallel { _, parts, fn, ctx in
+            splitScanParts.add(Int(parts), ordering: .relaxed)
+            DispatchQueue.concurrentPerform(iterations: Int(parts)) { fn?(ctx, Int32($0)) }
+        }
+        for threads in [1, 2, 3] {
+            ibvec_set_scan_threads(Int32(threads))
+            XCTAssertEqual(try results(), serial, "\(threads) threads")
+        }
+        XCTAssertGreaterThan(splitScanParts.load(ordering: .relaxed), 16, "the host's threads were used")
+        ibvec_set_parallel(nil)
+        let before = splitScanParts.load(ordering: .relaxed)
+        XCTAssertEqual(try results(), serial)
+        XCTAssertEqual(splitScanParts.load(ordering: .relaxed), before, "no runner: one call")
     }
 
     /// A connection that searches again scores the int8 codes it kept from an

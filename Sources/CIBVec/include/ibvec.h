@@ -53,6 +53,15 @@ extern "C" {
 ** pzErrMsg is not NULL).  pApi may be NULL when compiled with SQLITE_CORE. */
 int sqlite3_ibvec_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
 
+/* Threads for exact kNN's int8 code scan, lent by the host (parallel.c): run
+** calls fn(ctx, part) for part 0..<parts on up to `threads` threads, the
+** caller's among them, and returns when all are done (the signature of the
+** ib executables' ib_pool_run). NULL (the default): one thread. */
+typedef void (*ibvec_parallel_fn)(int threads, int parts, void (*fn)(void *ctx, int part), void *ctx);
+void ibvec_set_parallel(ibvec_parallel_fn run);
+/* How many threads the next scans may use (1 to 64; the default 1). Process-wide. */
+void ibvec_set_scan_threads(int threads);
+
 /* The distance kernel in use: "scalar", "avx2" or "avx512". */
 const char *ibvec_kernel_name(void);
 
