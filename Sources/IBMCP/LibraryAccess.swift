@@ -196,6 +196,7 @@ final class LibraryAccess {
             let engine = self.engine ?? {
                 let made = SearchEngine(library: library, modelDirectory: modelDirectory, settings: settings)
                 made.postingsMegabytes = SearchEngine.servingPostingsMegabytes
+                made.sharesCores = true
                 return made
             }()
             self.engine = engine

@@ -165,7 +165,10 @@ public enum SearchCommand {
         let engine = SearchEngine(library: library, modelDirectory: try args.path("model-dir"), settings: try .fromEnvironment())
         engine.preload = preload
         engine.releasesMappedPages = queries == nil
-        if queries != nil { engine.postingsMegabytes = SearchEngine.servingPostingsMegabytes }
+        if queries != nil {
+            engine.postingsMegabytes = SearchEngine.servingPostingsMegabytes
+            engine.sharesCores = true
+        }
         engine.rrfK = rrfK
         let ready = try engine.readyBooks()
         // A deleted book's quotes and notes stay in the library: they are searched with no book at all.
