@@ -97,7 +97,8 @@ extension Library {
         guard let now = try? libraryVersion() else { return nil }
         if memo.version != now { memo.reset(now) }
         if memo.rows == nil {
-            guard let rows = try? readPostingsRows() else { memo.usable = false; return nil }
+            // A library whose rows alone would take half the budget is left to FTS5.
+            guard let rows = try? readPostingsRows(), rows.bytes <= memo.budget / 2 else { memo.usable = false; return nil }
             memo.rows = rows
         }
         guard let rows = memo.rows else { return nil }

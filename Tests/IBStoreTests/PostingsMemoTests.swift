@@ -131,6 +131,14 @@ extension LibraryTests {
         try assertSameRanking(plain, small, queries, scopes: scopes, "a small budget")
         let memoBytes = (small.postingsMemo?.bytes ?? 0) + (small.postingsMemo?.rows?.bytes ?? 0)
         XCTAssertLessThanOrEqual(memoBytes, 60_000, "within the budget")
+        XCTAssertNotNil(small.postingsMemo?.rows, "ranked from memory")
+
+        // A budget the rows alone would fill: FTS5 ranks, and nothing is kept.
+        let tiny = try Library.openForReading(path: dbPath)
+        tiny.postingsMemo = PostingsMemo(budget: 20_000)
+        try assertSameRanking(plain, tiny, Array(queries.prefix(10)), scopes: scopes, "a budget below the rows")
+        XCTAssertEqual(tiny.postingsMemo?.usable, false)
+        XCTAssertEqual(tiny.postingsMemo?.phrases.count, 0)
     }
 
     func testDocsizeVarints() {
