@@ -413,15 +413,19 @@ BF16 static void rows_to_bf16(const float *X, int ld, int rows, int padRows, int
  */
 typedef void (*tile_fn)(const void *job, int row, int rows, int panel, int n0, int cols);
 
-static void for_each_tile(int M, int N, int MR, int NR, tile_fn tile, const void *job) {
-    const int panels = (N + NR - 1) / NR;
+static void for_panel_tiles(int M, int N, int MR, int NR, int pLo, int pHi, tile_fn tile, const void *job) {
     for (int m0 = 0; m0 < M; m0 += MC) {
         const int mc = M - m0 < MC ? M - m0 : MC;
-        for (int p = 0; p < panels; p++) {
+        for (int p = pLo; p < pHi; p++) {
             const int n0 = p * NR, cols = N - n0 < NR ? N - n0 : NR;
             for (int i = 0; i < mc; i += MR) tile(job, m0 + i, mc - i < MR ? mc - i : MR, p, n0, cols);
         }
     }
+}
+
+/* Every tile of C, row block by row block, panel by panel. */
+static void for_each_tile(int M, int N, int MR, int NR, tile_fn tile, const void *job) {
+    for_panel_tiles(M, N, MR, NR, 0, (N + NR - 1) / NR, tile, job);
 }
 
 /* One K block of C += A * B^T over packed panels, and what each tile needs of it. */
@@ -508,8 +512,17 @@ static int gemm_nr(void) { return has_avx512() ? 32 : 16; }
  * `packed`, when given, already holds every block (ib_gemm_pack's layout:
  * block k0 at panels * NR * k0), so nothing is packed here.
  */
+static void gemm_fp32_panels(int M, int N, int K, const float *A, int lda, const float *B, int ldb, const float *packed,
+                             const float *bias, float *C, int ldc, int flags, int part, int parts);
+
 static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float *B, int ldb, const float *packed,
                       const float *bias, float *C, int ldc, int flags) {
+    gemm_fp32_panels(M, N, K, A, lda, B, ldb, packed, bias, C, ldc, flags, 0, 1);
+}
+
+/* gemm_fp32 for part `part` of `parts` of the panels (all of them when B is not packed). */
+static void gemm_fp32_panels(int M, int N, int K, const float *A, int lda, const float *B, int ldb, const float *packed,
+                             const float *bias, float *C, int ldc, int flags, int part, int parts) {
     const int avx512 = has_avx512();
     const int MR = avx512 ? MR512 : 6, NR = gemm_nr();
     const microkernel_t kernel = avx512 ? microkernel_avx512 : microkernel_avx2;
@@ -547,7 +560,10 @@ static void gemm_fp32(int M, int N, int K, const float *A, int lda, const float 
             }
         }
         const struct gemm_job job = { A + k0, block, C, blockBias, lda, ldc, accumulate, gelu, kc, (size_t)NR * kc, kernel };
-        for_each_tile(M, N, MR, NR, fp32_tile, &job);
+        /* A part's panels: each C column belongs to one panel, so parts never meet. */
+        const int pLo = packed ? (int)((long long)panels * part / parts) : 0;
+        const int pHi = packed ? (int)((long long)panels * (part + 1) / parts) : panels;
+        for_panel_tiles(M, N, MR, NR, pLo, pHi, fp32_tile, &job);
     }
 }
 
@@ -604,6 +620,18 @@ void ib_gemm_packed(int M, int N, int K, const float *A, int lda, const float *B
     if (gemm_special(M, N, K, A, lda, B, ldb, bias, C, ldc, flags)) return;
     /* the microkernels read panels with aligned loads: a misaligned copy is not used */
     gemm_fp32(M, N, K, A, lda, B, ldb, ((uintptr_t)packed & 63) ? NULL : packed, bias, C, ldc, flags);
+}
+
+void ib_gemm_packed_part(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
+                         const float *bias, float *C, int ldc, int flags, int part, int parts) {
+    flags &= ~IB_GEMM_B_KN;
+    if (parts < 1 || part < 0 || part >= parts) return;
+    const int splits = packed && !((uintptr_t)packed & 63) && M >= 4 && !(flags & IB_GEMM_BF16) && K > 0 && N > 0;
+    if (!splits) {
+        if (part == 0) ib_gemm_packed(M, N, K, A, lda, B, packed, ldb, bias, C, ldc, flags);
+        return;
+    }
+    gemm_fp32_panels(M, N, K, A, lda, B, ldb, packed, bias, C, ldc, flags, part, parts);
 }
 
 /* ------------------------------------------------------------------------ */

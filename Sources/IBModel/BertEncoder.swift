@@ -209,13 +209,22 @@ struct BertEncoder {
 
     /// x[M, K] W^T + b into out: in int8 when layer `l`'s `slot` has an int8 matrix, else
     /// through `packedWeight` when there is one, else ib_gemm. `flags` says GELU or
-    /// accumulate; the precision flags are added here. Rows are split over
-    /// rowThreads (each row's result is the same either way).
+    /// accumulate; the precision flags are added here. Split over rowThreads
+    /// (each output is the same either way): by outputs when the weights are
+    /// packed fp32, else by rows.
     private func linear(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>,
                         _ lda: Int32, _ a: Affine, _ packedWeight: UnsafePointer<Float>?,
                         _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
         let threads = rowThreads.threads
-        if threads > 1 && Int(M) >= 2 * Self.rowsPerPart {
+        if threads > 1, precision == .fp32, let packedWeight, M >= 4 {
+            // A few rows' product is bound by reading the weights: each thread takes
+            // a share of the outputs, and reads only its share of the packed weights.
+            Parallel.ranges(threads, threads: threads) { parts in
+                for part in parts {
+                    ib_gemm_packed_part(M, N, K, x, lda, a.weight, packedWeight, K, a.bias, out, ldc, flags, Int32(part), Int32(threads))
+                }
+            }
+        } else if threads > 1 && Int(M) >= 2 * Self.rowsPerPart {
             Parallel.ranges(Int(M), minimumPerPart: Self.rowsPerPart, threads: threads) { rows in
                 linearRows(l, slot, Int32(rows.count), N, K, x + rows.lowerBound * Int(lda), lda, a, packedWeight,
                            out + rows.lowerBound * Int(ldc), ldc, flags)

@@ -38,6 +38,15 @@ final class PackedWeightsTests: XCTestCase {
                 ib_gemm_pack(Int32(n), Int32(k), b, Int32(k), packed)
                 ib_gemm_packed(Int32(m), Int32(n), Int32(k), a, Int32(k), b, packed, Int32(k), bias, &got, Int32(n), flags)
                 XCTAssertEqual(got.map(\.bitPattern), want.map(\.bitPattern), "avx512 \(avx512) m \(m) n \(n) k \(k) flags \(flags)")
+                // Split by outputs (ib_gemm_packed_part): the parts together write the same bits.
+                for parts in 1...5 {
+                    var split = start
+                    for part in (0..<parts).reversed() {
+                        ib_gemm_packed_part(Int32(m), Int32(n), Int32(k), a, Int32(k), b, packed, Int32(k), bias, &split, Int32(n), flags,
+                                            Int32(part), Int32(parts))
+                    }
+                    XCTAssertEqual(split.map(\.bitPattern), want.map(\.bitPattern), "\(parts) parts: avx512 \(avx512) m \(m) n \(n) k \(k)")
+                }
                 // A misaligned copy is not read: the product is packed per call instead.
                 var fallback = start
                 ib_gemm_packed(Int32(m), Int32(n), Int32(k), a, Int32(k), b, packed + 1, Int32(k), bias, &fallback, Int32(n), flags)

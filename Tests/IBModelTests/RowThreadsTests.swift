@@ -1,12 +1,13 @@
-// A forward pass whose products' rows are split over threads (BertEncoder.rowThreads,
-// for a search's one question) gives the vectors of one thread, bit for bit: each
-// output row is the same kernel's work on the same inputs, whichever thread does it.
+// A forward pass whose products are split over threads (BertEncoder.rowThreads, for
+// a search's one question: by outputs over packed weights, else by rows) gives the
+// vectors of one thread, bit for bit: each output is the same kernel's work on the
+// same inputs, whichever thread does it.
 import IBCore
 @testable import IBModel
 import XCTest
 
 final class RowThreadsTests: XCTestCase {
-    func testSplitRowsGiveTheSameVectors() throws {
+    func testSplitProductsGiveTheSameVectors() throws {
         let model: SentenceEncoder
         do { model = try ParityTests.model() } catch { throw XCTSkip("no model here: \(error)") }
         model.threads = 1

@@ -66,6 +66,14 @@ unsigned ib_gemm_pack_layout(void);
 void ib_gemm_pack(int N, int K, const float *B, int ldb, float *out);
 void ib_gemm_packed(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
                     const float *bias, float *C, int ldc, int flags);
+/* Part `part` of `parts` of ib_gemm_packed: only the columns of a contiguous
+ * share of B's packed panels, so that threads can split one product by its
+ * outputs, each reading only its share of the weights (a few rows' product is
+ * bound by reading B). Together the parts write what ib_gemm_packed writes,
+ * bit for bit. When the product cannot be split (few rows, bf16, B not
+ * packed), part 0 computes all of it and the other parts nothing. */
+void ib_gemm_packed_part(int M, int N, int K, const float *A, int lda, const float *B, const float *packed, int ldb,
+                         const float *bias, float *C, int ldc, int flags, int part, int parts);
 
 /* x[rows, dim] (row stride ld) = LayerNorm(x) * gamma + beta, in place. */
 void ib_layernorm(float *x, int rows, int dim, int ld, const float *gamma, const float *beta, float eps);
