@@ -199,23 +199,23 @@ struct BertEncoder {
     /// The int8 linears, used when precision is .int8.
     var int8: Int8Weights? = nil
 
-    /// Threads each product's rows are split over (Parallel, CKernels' pool), read
-    /// at every product: a search's one short question is a few tens of rows, one
-    /// core's work for milliseconds, while a batch of chunks already keeps every
-    /// core busy. 1: none.
-    var rowThreads = ThreadShare(1)
+    /// Threads each product is split over (Parallel, CKernels' pool), read at every
+    /// product: a search's one short question is a few tens of rows, one core's
+    /// work for milliseconds, while a batch of chunks already keeps every core
+    /// busy. 1: none.
+    var productThreads = ThreadShare(1)
     /// Rows a part takes at least.
     static let rowsPerPart = 8
 
     /// x[M, K] W^T + b into out: in int8 when layer `l`'s `slot` has an int8 matrix, else
     /// through `packedWeight` when there is one, else ib_gemm. `flags` says GELU or
-    /// accumulate; the precision flags are added here. Split over rowThreads
+    /// accumulate; the precision flags are added here. Split over productThreads
     /// (each output is the same either way): by outputs when the weights are
     /// packed fp32, else by rows.
     private func linear(_ l: Int, _ slot: LinearSlot, _ M: Int32, _ N: Int32, _ K: Int32, _ x: UnsafePointer<Float>,
                         _ lda: Int32, _ a: Affine, _ packedWeight: UnsafePointer<Float>?,
                         _ out: UnsafeMutablePointer<Float>, _ ldc: Int32, _ flags: Int32) {
-        let threads = rowThreads.threads
+        let threads = productThreads.threads
         if threads > 1, precision == .fp32, let packedWeight, M >= 4 {
             // A few rows' product is bound by reading the weights: each thread takes
             // a share of the outputs, and reads only its share of the packed weights.

@@ -1,6 +1,6 @@
 // Splitting work over the machine's cores: Whisper's encoder GEMMs by rows,
 // its attention by heads, the decoder's products by outputs and its
-// cross-attention by heads; a search's query embedding by rows (BertEncoder).
+// cross-attention by heads; a search's query embedding by outputs or rows (BertEncoder).
 // The parts run on CKernels' resident pool (pool.c): a decoder step's products
 // are tens of microseconds each, too short for threads woken through the kernel.
 import CKernels

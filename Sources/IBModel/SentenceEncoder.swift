@@ -34,12 +34,12 @@ public final class SentenceEncoder: @unchecked Sendable {
     public var batchSize: Int
     /// Worker threads for embed().
     public var threads: Int
-    /// Threads the rows of each product are split over inside one forward pass
-    /// (BertEncoder.rowThreads), read at every product: for a search's one
-    /// question, which a batch's threads cannot share out. 1 (the default): none.
-    public var rowThreads: ThreadShare {
-        get { encoder.rowThreads }
-        set { encoder.rowThreads = newValue }
+    /// Threads each product is split over inside one forward pass
+    /// (BertEncoder.productThreads), read at every product: for a search's one
+    /// question, which a batch's threads cannot share out. A share of 1 (the default): none.
+    public var productThreads: ThreadShare {
+        get { encoder.productThreads }
+        set { encoder.productThreads = newValue }
     }
     /// fp32 (default, parity with sentence-transformers), bf16 (opt-in; fp32 where the CPU
     /// lacks AVX-512 BF16) or int8 (opt-in; quantises the weights on first use, as int8Plan says).

@@ -203,6 +203,7 @@ public final class SearchEngine {
     /// of at exit (MappedPages, SentenceEncoder.releaseMappedPages). Not for an engine
     /// that searches again.
     public var releasesMappedPages = false
+    /// postingsMegabytes for an engine that serves many searches.
     public static let servingPostingsMegabytes = 128
     /// An engine that searches many times (ib-mcp, ib-search --queries) embeds its
     /// question, and scans vectors, on every core it may (IB_THREADS, else the
@@ -215,7 +216,7 @@ public final class SearchEngine {
     let embeddingThreads = ThreadShare(1)
     /// An engine that searches many times (ib-mcp, ib-search --queries): its
     /// connections keep the full-text postings they read, up to this many
-    /// megabytes each (servingPostingsMegabytes for a server), and rank later queries from memory (IBStore's
+    /// megabytes each, and rank later queries from memory (IBStore's
     /// PostingsMemo: the same hits, without walking FTS5's index again); 0: off.
     public var postingsMegabytes = 0 {
         didSet { library.keepPostings(megabytes: postingsMegabytes) }

@@ -44,8 +44,8 @@ extension SearchEngine {
             }
         }
         guard let encoder else { return nil }
-        // One question: its products' rows shared over the cores the engine lets it have.
-        encoder.rowThreads = embeddingThreads
+        // One question: its products shared over the cores the engine lets it have.
+        encoder.productThreads = embeddingThreads
         guard encoder.modelID == model, encoder.dimension == dim else {
             let message = "the library's vectors come from \(model) (\(dim) dimensions), but the model at \(encoder.directory) is \(encoder.modelID) (\(encoder.dimension))"
             if required { throw IBError(message + "; set IB_MODEL_DIR to the library's model") }

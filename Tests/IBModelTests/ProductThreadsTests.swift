@@ -1,4 +1,4 @@
-// A forward pass whose products are split over threads (BertEncoder.rowThreads, for
+// A forward pass whose products are split over threads (BertEncoder.productThreads, for
 // a search's one question: by outputs over packed weights, else by rows) gives the
 // vectors of one thread, bit for bit: each output is the same kernel's work on the
 // same inputs, whichever thread does it.
@@ -6,7 +6,7 @@ import IBCore
 @testable import IBModel
 import XCTest
 
-final class RowThreadsTests: XCTestCase {
+final class ProductThreadsTests: XCTestCase {
     func testSplitProductsGiveTheSameVectors() throws {
         let model: SentenceEncoder
         do { model = try ParityTests.model() } catch { throw XCTSkip("no model here: \(error)") }
@@ -15,22 +15,22 @@ final class RowThreadsTests: XCTestCase {
             "Near the end, where does Ahab ask the carpenter, hammering away at Queequeg's coffin, whether he sings while he works?",
             String(repeating: "a question long enough for many parts of eight rows each ", count: 12),
         ]
-        XCTAssertGreaterThanOrEqual(model.rowThreads.threads, 1)
+        XCTAssertGreaterThanOrEqual(model.productThreads.threads, 1)
         let one = texts.map { model.embed([$0])[0].map(\.bitPattern) }
         for packed in [false, true] {
             if packed { model.packWeights() }
             for threads in [2, 3, 8] {
-                model.rowThreads = ThreadShare(threads)
+                model.productThreads = ThreadShare(threads)
                 XCTAssertEqual(texts.map { model.embed([$0])[0].map(\.bitPattern) }, one, "\(threads) threads, packed \(packed)")
             }
             // Shared and changed between products (a hybrid search's full-text half gives its core back).
             let share = ThreadShare(1)
-            model.rowThreads = share
+            model.productThreads = share
             for (i, text) in texts.enumerated() {
                 share.set(i % 2 == 0 ? 2 : 1)
                 XCTAssertEqual(model.embed([text])[0].map(\.bitPattern), one[i])
             }
-            model.rowThreads = ThreadShare(1)
+            model.productThreads = ThreadShare(1)
         }
     }
 }
