@@ -575,7 +575,7 @@ int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *o
         t.phrases = P; t.idf = idf; t.avgdl = avgdl;
     } else {
         c.phrases = P; c.concept = (int *)q->concept; c.weight = (double *)q->weight; c.idf = idf;
-        c.avgdl = q->tableRows > 0 ? (double)q->tableTokens / (double)q->tableRows : 1.0;
+        c.avgdl = avgdl;
         for (int i = 0; i < P; i++) if (q->concept[i] + 1 > c.concepts) c.concepts = q->concept[i] + 1;
         best = (double *)calloc((size_t)(c.concepts > 0 ? c.concepts : 1), sizeof(double));
         if (!best) goto done;

@@ -65,11 +65,13 @@ final class PostingsMemo {
         version = now; rows = nil; usable = true; phrases = [:]; bytes = 0
     }
 
-    /// Drops the least recently used phrases until the memo fits its budget.
+    /// Once past its budget, drops the least recently used phrases until the memo
+    /// holds three quarters of it: a full memo then sorts its phrases once every
+    /// many queries, not on each.
     func trim() {
         guard bytes + (rows?.bytes ?? 0) > budget else { return }
         for (key, entry) in phrases.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if bytes + (rows?.bytes ?? 0) <= budget { break }
+            if bytes + (rows?.bytes ?? 0) <= budget / 4 * 3 { break }
             phrases[key] = nil
             bytes -= entry.bytes
         }
