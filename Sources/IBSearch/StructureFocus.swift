@@ -167,7 +167,8 @@ public enum StructureFocus {
             add(innermost(matched), strength: titleWordStrength)
         }
         if !dictionaryWords.isEmpty {
-            add(innermost(units.values.flatMap { wholeTitles(words, capitalised: capitalised, dictionaryWords: dictionaryWords, in: $0) }),
+            var seen: [String: Bool] = [:]
+            add(innermost(units.values.flatMap { wholeTitles(words, capitalised: capitalised, dictionaryWords: dictionaryWords, in: $0, seen: &seen) }),
                 strength: partStrength, namesBook: true)
         }
         for title in references.quotedTitles {
@@ -485,16 +486,27 @@ public enum StructureFocus {
     /// ("Woodcourt escorts Esther..., chapter A Discovery"; "in Solitude" is a
     /// title word, titleMatches): the seven long sets' tuning parts 603 / 586 ->
     /// 604 / 587 of 793, that question alone moving (99th -> 1st).
+    ///
+    /// `seen`: what each title gave, for the other books of the same search (copies
+    /// and editions repeat their titles).
     static func wholeTitles(_ words: [String], capitalised: Set<String>?, dictionaryWords: Set<String>,
-                            in book: [SearchSection]) -> [SearchSection] {
+                            in book: [SearchSection], seen: inout [String: Bool]) -> [SearchSection] {
         guard let capitalised else { return [] }
         // The content words with where each stands among all the words.
         let content = words.indices.filter { isContentWord(words[$0]) }
         guard !content.isEmpty else { return [] }
         let asked = content.map { words[$0] }
-        var seen: [String: Bool] = [:]
+        // Every word of a title found is one of these, so its text holds one: a title
+        // that holds none is not split into words (a library's thousands of titles).
+        let eligible = Set(asked).filter { dictionaryWords.contains($0) && (capitalised.contains($0) || $0 == words.first) }
+        guard !eligible.isEmpty else { return [] }
         return book.filter { unit in
             if let known = seen[unit.title] { return known }
+            let lower = unit.title.lowercased()
+            guard eligible.contains(where: { lower.contains($0) }) else {
+                seen[unit.title] = false
+                return false
+            }
             var title = contentRun(QueryText.words(unit.title).filter { !$0.cjk }.map { $0.text.lowercased() })
             // "CXVII: The Whale Watch": the number is the chapter's, not a word of its title.
             if let first = title.first, first.wholeMatch(of: romanNumeral) != nil { title.removeFirst() }

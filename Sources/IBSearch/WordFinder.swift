@@ -19,23 +19,36 @@ struct WordFinder {
 
     /// ASCII is lowercased byte by byte, other scalars by their Unicode mapping
     /// (as String.lowercased() does, which builds its result a scalar at a time).
+    /// The text is read as UTF-8 bytes: a chunk is mostly ASCII, and decoding every
+    /// scalar was most of the cost (hybrid search reads ~50 chunks per question).
     init(_ text: String) {
-        var out: [UInt8] = [], word: [Bool] = []
-        out.reserveCapacity(text.utf8.count); word.reserveCapacity(text.utf8.count)
-        for s in text.unicodeScalars {
-            let isWord = TextClasses.isWordScalar(s) && !TextClasses.isCJK(s.value)
-            if s.isASCII {
-                let v = UInt8(s.value)
-                out.append(v >= 0x41 && v <= 0x5A ? v | 0x20 : v)
-                word.append(isWord)
-            } else {
+        var text = text   // withUTF8 makes a bridged string contiguous first
+        (bytes, inWord) = text.withUTF8 { utf8 -> ([UInt8], [Bool]) in
+            var out: [UInt8] = [], word: [Bool] = []
+            out.reserveCapacity(utf8.count); word.reserveCapacity(utf8.count)
+            var i = 0
+            while i < utf8.count {
+                let b = utf8[i]
+                if b < 0x80 {
+                    let lower = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                    out.append(lower)
+                    word.append((lower >= 0x61 && lower <= 0x7A) || (b >= 0x30 && b <= 0x39))
+                    i += 1
+                    continue
+                }
+                // A String's UTF-8 is valid: a lead byte and its continuation bytes.
+                let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+                var value = UInt32(b) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                for k in 1..<length { value = value << 6 | UInt32(utf8[i + k] & 0x3F) }
+                i += length
+                let s = Unicode.Scalar(value) ?? "\u{FFFD}"
+                let isWord = TextClasses.isWordScalar(s) && !TextClasses.isCJK(s.value)
                 let lowered = s.properties.lowercaseMapping.utf8
                 out.append(contentsOf: lowered)
                 word.append(contentsOf: repeatElement(isWord, count: lowered.count))
             }
+            return (out, word)
         }
-        bytes = out
-        inWord = word
     }
 
     /// Whether `word` (lowercased, not CJK) occurs as a whole word, or as the

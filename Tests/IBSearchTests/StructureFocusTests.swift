@@ -77,8 +77,9 @@ final class StructureFocusTests: XCTestCase {
         let chapters = titles.enumerated().map { unit($0.offset, kind: "chapter", number: $0.offset + 1,
                                                       title: $0.element, chunks: ($0.offset * 10)...($0.offset * 10 + 9)) }
         func named(_ question: String, known: Set<String>) -> [String] {
-            StructureFocus.wholeTitles(SearchEngine.plainWords(question), capitalised: StructureFocus.capitalisedWords(question),
-                                       dictionaryWords: known, in: chapters).map(\.title)
+            var seen: [String: Bool] = [:]
+            return StructureFocus.wholeTitles(SearchEngine.plainWords(question), capitalised: StructureFocus.capitalisedWords(question),
+                                              dictionaryWords: known, in: chapters, seen: &seen).map(\.title)
         }
         let dictionary: Set<String> = ["whale", "watch", "prophecy", "dying", "beginning", "world", "richard", "dick", "circles", "survivors"]
         XCTAssertEqual(named("Fedallah's prophecy to Ahab in The Whale Watch", known: dictionary), ["CXVII: The Whale Watch"])
@@ -103,6 +104,19 @@ final class StructureFocusTests: XCTestCase {
         XCTAssertTrue(StructureFocus.capitalisedRun(SearchEngine.plainWords("Higher Laws: Thoreau on fishing"),
                                                     capitalised: StructureFocus.capitalisedWords("Higher Laws: Thoreau on fishing")))
         XCTAssertFalse(StructureFocus.capitalisedRun(SearchEngine.plainWords("higher laws and fishing"), capitalised: nil))
+        // Two books of the same titles (a copy), one search: what a title gave in the first is
+        // its answer in the second, and a title holding none of the question's words is no title named.
+        let copy = chapters.map { unit($0.ord, kind: $0.kind, number: $0.number, title: $0.title, chunks: $0.chunks, book: "c") }
+        let question = "Fedallah's prophecy to Ahab in The Whale Watch"
+        var seen: [String: Bool] = [:]
+        let found = [chapters, copy].flatMap {
+            StructureFocus.wholeTitles(SearchEngine.plainWords(question), capitalised: StructureFocus.capitalisedWords(question),
+                                       dictionaryWords: dictionary, in: $0, seen: &seen)
+        }
+        XCTAssertEqual(found.map(\.bookID), ["b", "c"])
+        XCTAssertEqual(Set(found.map(\.title)), ["CXVII: The Whale Watch"])
+        XCTAssertEqual(seen["CXVII: The Whale Watch"], true)
+        XCTAssertEqual(seen["CXVIII: The Quadrant"], false)
     }
 
     func testActAndSceneNarrowToOneScene() {

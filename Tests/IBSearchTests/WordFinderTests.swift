@@ -29,7 +29,7 @@ final class WordFinderTests: XCTestCase {
 
     func testAgreesWithSplittingIntoWords() {
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["whale", "Whal", "ing", "İ", "ΣΑΣ", "Ǆ", "WHALE", "s", " ", " ", "—", "’", "-", "é", "naïve", "白", "鯨", "1", "85", ".", "Σ", "straße", "\n", "ahab", "hab"]
+        let pieces = ["whale", "Whal", "ing", "İ", "ΣΑΣ", "Ǆ", "WHALE", "s", " ", " ", "—", "’", "-", "é", "naïve", "白", "鯨", "1", "85", ".", "Σ", "straße", "\n", "ahab", "hab", "🐋", "𝔄", "€"]
         for _ in 0..<2_000 {
             let text = (0..<Int.random(in: 0...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             let finder = WordFinder(text)
