@@ -89,7 +89,7 @@ public enum PictureCommands {
         let quotes = try store.records.cardQuotes()
         // One worker a core (at most 4), each drawing every n-th card: cairo surfaces are
         // per card and pango's font map per thread, so nothing is shared but the list.
-        let workers = max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), quotes.count))
+        let workers = max(1, min(4, Cores.available, quotes.count))
         // Each worker writes only its own slot.
         nonisolated(unsafe) let failures = UnsafeMutableBufferPointer<IBError?>.allocate(capacity: workers)
         failures.initialize(repeating: nil)

@@ -4,6 +4,7 @@
 // The parts run on CKernels' resident pool (pool.c): a decoder step's products
 // are tens of microseconds each, too short for threads woken through the kernel.
 import CKernels
+import IBCore
 import Glibc
 import Synchronization
 
@@ -19,10 +20,11 @@ public final class ThreadShare: Sendable {
 }
 
 public enum Parallel {
-    /// How many threads the heavy loops use: $IB_THREADS when set, else every core (at most 8).
+    /// How many threads the heavy loops use: $IB_THREADS when set, else every core this
+    /// process may use (Cores.available: its affinity and CPU quota), at most 8.
     public static let threads: Int = {
         if let text = getenv("IB_THREADS").map({ String(cString: $0) }), let n = Int(text), n > 0 { return min(n, 64) }
-        return max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8))
+        return max(1, min(Cores.available, 8))
     }()
 
     /// Calls body(range) for up to `threads` contiguous parts of 0..<count, in parallel,

@@ -191,7 +191,7 @@ public final class SentenceEncoder: @unchecked Sendable {
         return PackedWeightsFile.write(packed, to: path, key: key, modelID: modelID, config: config)
     }
 
-    public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var availableCores: Int { Cores.available }
 
     // MARK: - Tokens
 

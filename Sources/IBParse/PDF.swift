@@ -6,6 +6,7 @@
 // needs a password is a clear `password_protected` error.
 #if canImport(Glibc)
 import Glibc
+import IBCore
 #endif
 
 enum PDFParser {
@@ -66,7 +67,7 @@ enum PDFParser {
         // Default: one worker per CPU (at most 8) for a PDF of 64 pages or more. Measured on
         // 2 CPUs: sherlock.pdf (288 pages) takes 148 ms in-process and 89 ms with 2 workers,
         // for 0.14 s of CPU either way (copy-on-write costs little). IB_PARSE_JOBS=N sets N.
-        var workers = count >= 64 ? min(max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), 8, count) : 1
+        var workers = count >= 64 ? min(Cores.available, 8, count) : 1
         if let forced { workers = min(forced, max(count, 1)) }
         if workers > 1 && !isSingleThreaded() { workers = 1 }
         var jobs: [PageJob] = []

@@ -5,6 +5,7 @@
 // core whatever the book's length and wherever its scanned pages are.
 #if canImport(Glibc)
 import Glibc
+import IBCore
 #endif
 
 enum ScanJob {
@@ -59,7 +60,7 @@ enum ScanJob {
         try T.load()
         try R.load()
         let language = options.ocrLanguage ?? OCRLanguage.forBook(book.language)
-        var workers = min(max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), 8, pages.count)
+        var workers = min(Cores.available, 8, pages.count)
         if let forced = options.pdfWorkers { workers = min(forced, pages.count) }
         if workers > 1 && !PDFParser.isSingleThreaded() { workers = 1 }
         // Round-robin, so that a run of scanned pages is shared.

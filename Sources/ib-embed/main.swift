@@ -26,7 +26,7 @@ Options:
   --encoding ENC      "floats" (default, a JSON array) or "base64"
                       (little-endian float32, base64)
   --batch N           texts per forward pass (default: 8; 1 to 2048)
-  --threads N         worker threads (default: the number of cores; 1 to 256)
+  --threads N         worker threads (default: the cores this process may use, by its CPU affinity and quota; 1 to 256)
   --model-dir DIR     the model folder (default: $IB_MODEL_DIR, else
                       $XDG_DATA_HOME/ib/models/all-MiniLM-L6-v2)
   --precision P       fp32 (default, same vectors as sentence-transformers),

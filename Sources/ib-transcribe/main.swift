@@ -32,8 +32,8 @@ Options:
   -h, --help          show this help
       --version       show the version, the commit and the model
 
-Environment: IB_WHISPER_DIR, XDG_DATA_HOME, IB_THREADS (threads, default all
-cores), IB_KERNELS=avx2 (force the AVX2 kernels), IB_WHISPER_TRACE (CPU
+Environment: IB_WHISPER_DIR, XDG_DATA_HOME, IB_THREADS (threads, default the
+cores it may use, at most 8), IB_KERNELS=avx2 (force the AVX2 kernels), IB_WHISPER_TRACE (CPU
 seconds per window, then for the run and its calling thread, on stderr).
 On a terminal: JSON Lines (one per segment)
 In a pipe: JSON Lines
