@@ -543,11 +543,32 @@ static int postings_allowed(const IBPostingsQuery *q, sqlite3_int64 row) {
     return limit != INT32_MIN && q->rowEndPage[at] <= limit;
 }
 
+/* Kept between rankings: slot[] holds -1 for every row of its span on entry and
+ * on return (only the rows a ranking matched are set back), tf and docs grow. */
+struct IBPostingsWork {
+    int *slot;
+    sqlite3_int64 slotSpan;
+    double *tf;
+    sqlite3_int64 *docs;
+    size_t tfCapacity;     /* doubles in tf */
+    int docsCapacity;      /* rows in docs */
+};
+
+IBPostingsWork *ib_postings_work_new(void) {
+    return (IBPostingsWork *)calloc(1, sizeof(IBPostingsWork));
+}
+
+void ib_postings_work_free(IBPostingsWork *work) {
+    if (!work) return;
+    free(work->slot); free(work->tf); free(work->docs); free(work);
+}
+
 int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *outScores) {
     if (!q || q->phrases < 1 || q->k < 1 || q->span < 1 || q->tableRows < 1) return 0;
     int P = q->phrases;
     int result = -1;
-    int *slot = (int *)malloc((size_t)q->span * sizeof(int));
+    IBPostingsWork *work = q->work;
+    int *slot = NULL;
     double *tf = NULL;
     sqlite3_int64 *docs = NULL;
     int ndocs = 0, capacity = 0;
@@ -557,8 +578,24 @@ int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *o
     TopBM25 t; memset(&t, 0, sizeof t);
     double *idf = (double *)calloc((size_t)P, sizeof(double));
     double *best = NULL;
+    if (work && work->slotSpan != q->span) {
+        free(work->slot);
+        work->slot = (int *)malloc((size_t)q->span * sizeof(int));
+        work->slotSpan = work->slot ? q->span : 0;
+        if (work->slot) memset(work->slot, 0xff, (size_t)q->span * sizeof(int));
+    }
+    if (work && work->slot) {
+        slot = work->slot;
+        tf = work->tf; docs = work->docs;
+        /* the room for rows is whatever both arrays hold for P phrases */
+        capacity = work->docsCapacity;
+        if ((size_t)capacity * (size_t)P > work->tfCapacity) capacity = (int)(work->tfCapacity / (size_t)P);
+    } else {
+        work = NULL;
+        slot = (int *)malloc((size_t)q->span * sizeof(int));
+        if (slot) memset(slot, 0xff, (size_t)q->span * sizeof(int));
+    }
     if (!slot || !idf) goto done;
-    memset(slot, 0xff, (size_t)q->span * sizeof(int));
 
     /* The statistics, as the FTS5 functions compute them. */
     double avgdl = (double)q->tableTokens / (double)q->tableRows;
@@ -594,9 +631,11 @@ int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *o
                     double *moreTf = (double *)realloc(tf, (size_t)grown * (size_t)P * sizeof(double));
                     if (!moreTf) goto done;
                     tf = moreTf;
+                    if (work) { work->tf = tf; work->tfCapacity = (size_t)grown * (size_t)P; }
                     sqlite3_int64 *moreDocs = (sqlite3_int64 *)realloc(docs, (size_t)grown * sizeof(sqlite3_int64));
                     if (!moreDocs) goto done;
                     docs = moreDocs;
+                    if (work) { work->docs = docs; work->docsCapacity = grown; }
                     capacity = grown;
                 }
                 memset(tf + (size_t)ndocs * (size_t)P, 0, (size_t)P * sizeof(double));
@@ -635,7 +674,13 @@ int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *o
     }
     result = kept;
 done:
-    free(slot); free(tf); free(docs); free(heapScore); free(heapRow); free(idf); free(best);
+    if (work) {
+        /* every slot back to -1 for the next ranking; the arrays stay */
+        for (int d = 0; d < ndocs; d++) slot[docs[d] - q->base] = -1;
+    } else {
+        free(slot); free(tf); free(docs);
+    }
+    free(heapScore); free(heapRow); free(idf); free(best);
     return result;
 }
 

@@ -24,28 +24,39 @@ struct WordFinder {
     init(_ text: String) {
         var text = text   // withUTF8 makes a bridged string contiguous first
         (bytes, inWord) = text.withUTF8 { utf8 -> ([UInt8], [Bool]) in
-            var out: [UInt8] = [], word: [Bool] = []
-            out.reserveCapacity(utf8.count); word.reserveCapacity(utf8.count)
-            var i = 0
-            while i < utf8.count {
-                let b = utf8[i]
-                if b < 0x80 {
-                    let lower = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                    out.append(lower)
-                    word.append((lower >= 0x61 && lower <= 0x7A) || (b >= 0x30 && b <= 0x39))
-                    i += 1
-                    continue
+            // A scalar's lowercase mapping is at most three times its UTF-8 bytes.
+            let room = utf8.count * 3
+            var written = 0
+            var word: [Bool] = []
+            let out = [UInt8](unsafeUninitializedCapacity: room) { out, outCount in
+                word = [Bool](unsafeUninitializedCapacity: room) { isWord, wordCount in
+                    var i = 0
+                    while i < utf8.count {
+                        let b = utf8[i]
+                        if b < 0x80 {
+                            let lower = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                            out[written] = lower
+                            isWord[written] = (lower >= 0x61 && lower <= 0x7A) || (b >= 0x30 && b <= 0x39)
+                            written += 1
+                            i += 1
+                            continue
+                        }
+                        // A String's UTF-8 is valid: a lead byte and its continuation bytes.
+                        let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+                        var value = UInt32(b) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                        for k in 1..<length { value = value << 6 | UInt32(utf8[i + k] & 0x3F) }
+                        i += length
+                        let s = Unicode.Scalar(value) ?? "\u{FFFD}"
+                        let letter = TextClasses.isWordScalar(s) && !TextClasses.isCJK(s.value)
+                        for byte in s.properties.lowercaseMapping.utf8 where written < room {
+                            out[written] = byte
+                            isWord[written] = letter
+                            written += 1
+                        }
+                    }
+                    wordCount = written
                 }
-                // A String's UTF-8 is valid: a lead byte and its continuation bytes.
-                let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
-                var value = UInt32(b) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-                for k in 1..<length { value = value << 6 | UInt32(utf8[i + k] & 0x3F) }
-                i += length
-                let s = Unicode.Scalar(value) ?? "\u{FFFD}"
-                let isWord = TextClasses.isWordScalar(s) && !TextClasses.isCJK(s.value)
-                let lowered = s.properties.lowercaseMapping.utf8
-                out.append(contentsOf: lowered)
-                word.append(contentsOf: repeatElement(isWord, count: lowered.count))
+                outCount = written
             }
             return (out, word)
         }
