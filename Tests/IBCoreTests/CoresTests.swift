@@ -49,6 +49,7 @@ final class CoresTests: XCTestCase {
             process.executableURL = URL(fileURLWithPath: cpus.isEmpty ? "/usr/bin/nproc" : "/usr/bin/taskset")
             process.arguments = cpus.isEmpty ? [] : ["-c", cpus, "/usr/bin/nproc"]
             process.standardOutput = out
+            process.environment = ["PATH": "/usr/bin:/bin"]   // nproc also obeys OMP_NUM_THREADS
             try process.run()
             process.waitUntilExit()
             let counted = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
