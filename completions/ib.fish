@@ -52,7 +52,7 @@ complete -c ib-embed -l query -x -d 'embed TEXT and write one {"type":"embedding
 complete -c ib-embed -l text -d 'read one text per line and write an embedding record each'
 complete -c ib-embed -l encoding -x -a 'floats base64' -d '"floats" (default, a JSON array) or "base64"'
 complete -c ib-embed -l batch -x -d 'texts per forward pass (default: 8'
-complete -c ib-embed -l threads -x -d 'worker threads (default: the number of cores'
+complete -c ib-embed -l threads -x -d 'worker threads (default: the cores this process may use, by '
 complete -c ib-embed -l model-dir -x -a '(__fish_complete_directories)' -d 'the model folder (default: $IB_MODEL_DIR, else'
 complete -c ib-embed -l precision -x -a 'fp32 bf16 int8' -d 'fp32 (default, same vectors as sentence-transformers),'
 complete -c ib-embed -l verify-model -d 'check the sha256 of model.safetensors now (it is'
