@@ -6,8 +6,8 @@
 // needs a password is a clear `password_protected` error.
 #if canImport(Glibc)
 import Glibc
-import IBCore
 #endif
+import IBCore
 
 enum PDFParser {
     static func parse(_ bytes: InputBytes, options: ParseOptions) throws(ParseError) -> ParsedBook {

@@ -5,8 +5,8 @@
 // core whatever the book's length and wherever its scanned pages are.
 #if canImport(Glibc)
 import Glibc
-import IBCore
 #endif
+import IBCore
 
 enum ScanJob {
     /// Render resolution for OCR, measured on 300 dpi scans made with scripts/gen/ocr-images
