@@ -544,8 +544,11 @@ static int postings_allowed(const IBPostingsQuery *q, sqlite3_int64 row) {
 }
 
 /* Kept between rankings: slot[] holds -1 for every row of its span on entry and
- * on return (only the rows a ranking matched are set back), tf and docs grow. */
+ * on return (only the rows a ranking matched are set back); tf and docs grow,
+ * and are let go after a ranking that grew them past keptBytes (a query of
+ * common words over a large library: tens of MB nobody counts). */
 struct IBPostingsWork {
+    size_t keptBytes;
     int *slot;
     sqlite3_int64 slotSpan;
     double *tf;
@@ -554,8 +557,10 @@ struct IBPostingsWork {
     int docsCapacity;      /* rows in docs */
 };
 
-IBPostingsWork *ib_postings_work_new(void) {
-    return (IBPostingsWork *)calloc(1, sizeof(IBPostingsWork));
+IBPostingsWork *ib_postings_work_new(size_t keptBytes) {
+    IBPostingsWork *work = (IBPostingsWork *)calloc(1, sizeof(IBPostingsWork));
+    if (work) work->keptBytes = keptBytes;
+    return work;
 }
 
 void ib_postings_work_free(IBPostingsWork *work) {
@@ -677,6 +682,10 @@ done:
     if (work) {
         /* every slot back to -1 for the next ranking; the arrays stay */
         for (int d = 0; d < ndocs; d++) slot[docs[d] - q->base] = -1;
+        if (work->tfCapacity * sizeof(double) + (size_t)work->docsCapacity * sizeof(sqlite3_int64) > work->keptBytes) {
+            free(work->tf); free(work->docs);
+            work->tf = NULL; work->docs = NULL; work->tfCapacity = 0; work->docsCapacity = 0;
+        }
     } else {
         free(slot); free(tf); free(docs);
     }

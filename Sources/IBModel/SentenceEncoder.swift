@@ -101,7 +101,7 @@ public final class SentenceEncoder: @unchecked Sendable {
         encoder = BertEncoder(config: config, weights: try BertWeights(file, config))
         try ModelVerification.check(file, mode: verify)
         self.batchSize = max(1, batchSize)
-        self.threads = max(1, threads ?? SentenceEncoder.availableCores)
+        self.threads = max(1, threads ?? Cores.available)
         self.precision = precision
     }
 
@@ -190,8 +190,6 @@ public final class SentenceEncoder: @unchecked Sendable {
         let packed = encoder.packed ?? PackedWeights(encoder.weights, config)
         return PackedWeightsFile.write(packed, to: path, key: key, modelID: modelID, config: config)
     }
-
-    public static var availableCores: Int { Cores.available }
 
     // MARK: - Tokens
 

@@ -60,10 +60,14 @@ final class PostingsMemo {
     var bytes = 0
     var tick = 0
     /// ib_rank_postings' memory, kept from one ranking to the next (a slot per row:
-    /// 400 KB at 100k chunks, cleared and faulted in on every search otherwise).
-    let work: OpaquePointer? = ib_postings_work_new()
+    /// 400 KB at 100k chunks, cleared and faulted in on every search otherwise); its
+    /// matched rows' frequencies are let go once past `rankerBytes` (8 MB).
+    let work: OpaquePointer?
 
-    init(budget: Int) { self.budget = budget }
+    init(budget: Int, rankerBytes: Int = 8 << 20) {
+        self.budget = budget
+        work = ib_postings_work_new(max(0, rankerBytes))
+    }
 
     deinit { ib_postings_work_free(work) }
 

@@ -119,7 +119,7 @@ runTool("ib-embed") {
         // Larger buffers keep both cores busy to the end of each buffer; with a
         // progress line, smaller ones let it move every few seconds.
         let showProgress = options.progress ?? Terminal.stderrIsTerminal
-        options.bufferSize = max(showProgress ? 256 : 1024, batch * (threads ?? SentenceEncoder.availableCores) * 4)
+        options.bufferSize = max(showProgress ? 256 : 1024, batch * (threads ?? Cores.available) * 4)
         try EmbedStream(provider: provider, options: options).run(paths: args.positionals)
     }
 }

@@ -133,6 +133,11 @@ extension LibraryTests {
         XCTAssertLessThanOrEqual(memoBytes, 60_000, "within the budget")
         XCTAssertNotNil(small.postingsMemo?.rows, "ranked from memory")
 
+        // The ranker's memory let go after every ranking, and taken again from nothing.
+        let unkept = try Library.openForReading(path: dbPath)
+        unkept.postingsMemo = PostingsMemo(budget: 64 << 20, rankerBytes: 0)
+        try assertSameRanking(plain, unkept, queries, scopes: scopes, "the ranker keeping nothing")
+
         // A budget the rows alone would fill: FTS5 ranks, and nothing is kept.
         let tiny = try Library.openForReading(path: dbPath)
         tiny.postingsMemo = PostingsMemo(budget: 20_000)

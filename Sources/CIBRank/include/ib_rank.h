@@ -5,6 +5,7 @@
 #ifndef IB_RANK_H
 #define IB_RANK_H
 #include <sqlite3.h>
+#include <stddef.h>
 
 /* Registers ib_concepts, ib_concepts_top, ib_bm25 and ib_instances with the connection's FTS5. Returns an SQLite code. */
 int ib_rank_register(sqlite3 *db);
@@ -43,10 +44,12 @@ int ib_rank_postings(const IBPostingsQuery *q, sqlite3_int64 *outRows, double *o
 /* What ib_rank_postings allocates for a query (a slot for every row of the
  * span, each matched row's frequencies), kept for the next query of the same
  * connection instead of allocated, cleared and freed every time: at 100k rows
- * that was 400 KB zeroed and faulted in per search. Not for two rankings at
- * once. ib_postings_work_new returns NULL when out of memory (rank without). */
+ * that was 400 KB zeroed and faulted in per search. The frequencies and rows
+ * are let go after a ranking that grew them past keptBytes (0: after every
+ * ranking). Not for two rankings at once. ib_postings_work_new returns NULL
+ * when out of memory (rank without). */
 typedef struct IBPostingsWork IBPostingsWork;
-IBPostingsWork *ib_postings_work_new(void);
+IBPostingsWork *ib_postings_work_new(size_t keptBytes);
 void ib_postings_work_free(IBPostingsWork *work);
 
 #endif
